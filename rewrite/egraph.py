@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from egglog import bindings
-
 from . import names
 from .termtable import OpSig, Schema
 
@@ -32,6 +30,8 @@ class EGraph:
     """An egglog e-graph plus the schema it was declared from."""
 
     def __init__(self, schema: Schema) -> None:
+        from egglog import bindings  # imported here: egglog costs ~0.6 s to import, paid only when an e-graph is built
+
         self.schema = schema
         self.raw = bindings.EGraph()
         self.next_id = 0
