@@ -8,12 +8,16 @@ NextIteration.Source/Sink pair one NextIteration. TF's MLIR drops the attributes
 node's types imply (``tf.Const`` has no ``dtype``, ``tf.AddV2`` no ``T``): they are
 derived again from the OpDef so the GraphDef is complete. Names come from
 ``_mlir_name``, else a name location (``show_debug_info``), else the op type; feeds
-(``@main``'s arguments) become Placeholders named after ``tf.entry_function``.
+(``@main``'s arguments) become Placeholders named after ``tf.entry_function``'s
+``inputs``, and its ``outputs`` and ``control_outputs`` name what the graph fetches
+(:func:`_name_outputs`), so the GraphDef answers to the names its user fetches by.
+TensorFlow's exporter writes ``_Arg``/``_Retval`` nodes instead: a function's
+interface, which a Session cannot feed or fetch.
 """
 
 from __future__ import annotations
 
-from egraft.ir import Block, Operation, Region, Value
+from egraft.ir import Block, Operation, OpResult, Region, Value
 from egraft.ir import attributes as A
 from egraft.ir import types as T
 from egraft.ir.dialects.builtin import make_module
@@ -24,6 +28,7 @@ from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import derived_attrs
 from egraft.ir.location import NameLoc
 
+from .tf_io_options import parse_tensor, split_names
 from .tfg_to_executor import EXECUTOR_OPS, ConversionError
 
 _FROM_EXECUTOR = {"tf_executor." + v: k for k, v in EXECUTOR_OPS.items()}
@@ -145,14 +150,18 @@ class _Converter:
             op.set_operands(operands)
 
 
-def _feeds(main: Operation, conv: _Converter) -> list[Operation]:
+def _entry_names(main: Operation, key: str) -> tuple[str, ...]:
+    """One list of ``tf.entry_function`` (``inputs``, ``outputs``, ``control_outputs``)."""
+    entry = main.attr("tf.entry_function")
+    value = entry.get(key) if isinstance(entry, A.DictionaryAttr) else None
+    return split_names(value.value) if isinstance(value, A.StringAttr) and isinstance(value.value, str) else ()
+
+
+def _feeds(main: Operation, conv: _Converter) -> dict[str, Operation]:
     """Placeholders for @main's arguments, named by ``tf.entry_function``."""
     args = main.regions[0].blocks[0].args
-    entry = main.attr("tf.entry_function")
-    names: list[str] = []
-    if isinstance(entry, A.DictionaryAttr) and isinstance(entry.get("inputs"), A.StringAttr):
-        names = [n.partition(":")[0] for n in entry.get("inputs").value.split(",") if n]
-    ops = []
+    names = [parse_tensor(n)[0] for n in _entry_names(main, "inputs")]
+    ops = {}
     for i, arg in enumerate(args):
         t = arg.type
         attrs = {"_mlir_name": A.StringAttr(names[i] if i < len(names) else f"arg{i}"),
@@ -163,8 +172,88 @@ def _feeds(main: Operation, conv: _Converter) -> list[Operation]:
         op = Operation.create("tfg.Placeholder", (), [t, CONTROL], attrs)
         conv.data[arg] = op.results[0]
         conv.taken.add(attrs["_mlir_name"].value)  # type: ignore[attr-defined]
-        ops.append(op)
+        ops[attrs["_mlir_name"].value] = op  # type: ignore[attr-defined]
     return ops
+
+
+def _alias(name: str, ports: dict[int, Value]) -> Operation:
+    """A node called ``name`` whose output ``p`` is ``ports[p]``: an Identity, or an
+    IdentityN when a fetch names an output other than 0 (gaps repeat a fetched value)."""
+    filler = next(iter(ports.values()))
+    inputs = [ports.get(p, filler) for p in range(max(ports) + 1)]
+    kind = "Identity" if len(inputs) == 1 else "IdentityN"
+    types = [v.type for v in inputs]
+    attrs: dict[str, A.Attribute] = {"_mlir_name": A.StringAttr(name)}
+    op_def = lookup_op(kind)
+    assert op_def is not None
+    attrs.update(derived_attrs(op_def, attrs, types, types))
+    return Operation.create("tfg." + kind, inputs, [*types, CONTROL], dict(sorted(attrs.items())))
+
+
+def _node_name(op: Operation) -> str:
+    return op.attr("_mlir_name").value  # type: ignore[union-attr]
+
+
+def _name_outputs(main: Operation, fetch: Operation, nodes: list[Operation], conv: _Converter,
+                  claimed: dict[str, Operation]) -> list[Operation]:
+    """The nodes that give the fetched tensors the names ``tf.entry_function`` lists.
+
+    Passes may change which op produces a fetched value (canonicalize drops the
+    ``Identity`` that was the model's output, CSE merges two identical outputs), but a
+    GraphDef's user fetches by name.  A fetch whose tensor is not already output
+    ``p`` of the node it names gets that node: an Identity of the value.  A control
+    output whose node is gone gets a NoOp after everything the graph's fetch waits on.
+    The names become ``claimed``, so a node still carrying one is renamed."""
+    names = _entry_names(main, "outputs")
+    data = [v for v in fetch.operands if v.type is not EXEC_CONTROL]
+    if names and len(names) != len(data):
+        raise ConversionError(f"tf.entry_function names {len(names)} outputs but the graph fetches {len(data)}")
+    wanted: dict[str, dict[int, Value]] = {}
+    for tensor, value in zip(names, data):
+        node, port = parse_tensor(tensor)
+        resolved = conv.resolve(value)
+        if wanted.setdefault(node, {}).setdefault(port, resolved) is not resolved:
+            raise ConversionError(f"output '{tensor}' is listed twice for two different fetched values")
+    by_name: dict[str, Operation] = {}
+    for op in nodes:
+        by_name.setdefault(_node_name(op), op)
+    created = []
+    for node, ports in wanted.items():
+        holder = claimed.get(node) or by_name.get(node)
+        if holder is not None and all(isinstance(v, OpResult) and v.owner is holder and v.index == p
+                                      for p, v in ports.items()):
+            claimed[node] = holder
+            continue
+        if node in claimed:
+            raise ConversionError(f"output '{node}' is also an input of the graph but fetches another value")
+        claimed[node] = _alias(node, ports)
+        created.append(claimed[node])
+    waits = [c for v in fetch.operands if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
+    for name in _entry_names(main, "control_outputs"):
+        if name not in claimed and name not in by_name:
+            claimed[name] = Operation.create("tfg.NoOp", waits, [CONTROL], {"_mlir_name": A.StringAttr(name)})
+            created.append(claimed[name])
+    return created
+
+
+def _uniquify(nodes: list[Operation], claimed: dict[str, Operation]) -> None:
+    """Every node gets a name of its own: the claimed names (feeds, fetches) stay with
+    their nodes, and any other node holding one, or a name seen before, is renamed
+    ``<name>_<k>``, as TensorFlow's exporter uniquifies."""
+    taken = {_node_name(op) for op in nodes}
+    seen: set[str] = set(claimed)
+    for op in nodes:
+        name = _node_name(op)
+        if claimed.get(name) is op:
+            continue
+        if name in seen:
+            k = 1
+            while f"{name}_{k}" in taken:
+                k += 1
+            name = f"{name}_{k}"
+            op.set_attr("_mlir_name", A.StringAttr(name))
+            taken.add(name)
+        seen.add(name)
 
 
 def _drop_dangling_colocation(nodes: list[Operation]) -> None:
@@ -201,11 +290,18 @@ def executor_to_tfg(module: Operation) -> Operation:
             name = nested.attr("_mlir_name")
             if isinstance(name, A.StringAttr) and isinstance(name.value, str):
                 conv.taken.add(name.value)
-    nodes = _feeds(mains[0], conv)
+    claimed = _feeds(mains[0], conv)
+    nodes = list(claimed.values())
+    fetch = None
     for op in graphs[0].regions[0].blocks[0]:
-        if op.name != "tf_executor.fetch":
+        if op.name == "tf_executor.fetch":
+            fetch = op
+        else:
             nodes += conv.convert(op)
     conv.wire()
+    if fetch is not None:
+        nodes += _name_outputs(mains[0], fetch, nodes, conv, claimed)
+    _uniquify(nodes, claimed)
     _drop_dangling_colocation(nodes)
     graph = Operation.create("tfg.graph", attributes={"version": _version(module)},
                              regions=[Region(blocks=[Block()])])

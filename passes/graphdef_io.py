@@ -22,6 +22,7 @@ from egraft.ir.location import FileLineColLoc, Location
 
 from .executor_to_tfg import executor_to_tfg
 from .formats import FORMATS, Format, PrintOptions, register_format
+from .tf_io_options import EntrySignature
 from .tfg_to_executor import ConversionError, tfg_to_executor
 
 EMIT_FORMS = ("graphdef", "tfg", "tf_executor")
@@ -61,12 +62,19 @@ def as_tfg(top: Operation, filename: str = "<module>") -> Operation:
     return top
 
 
-def as_executor(top: Operation, filename: str = "<module>") -> Operation:
+def as_executor(top: Operation, filename: str = "<module>", signature: EntrySignature | None = None) -> Operation:
+    """The tf_executor form of a module: a tfg graph is converted with ``signature``'s
+    feeds and fetches (by default every node nothing consumes is fetched)."""
     if _has(top, "tfg.graph"):
+        sig = signature or EntrySignature()
         try:
-            return tfg_to_executor(top)
+            return tfg_to_executor(top, sig.outputs, control_fetches=sig.control_outputs, feeds=sig.inputs)
         except ConversionError as err:
             raise diagnostic_error(err, filename) from None
+    if signature is not None:
+        raise DiagnosticError(Diagnostic("error", "--tf-* input/output flags apply to the GraphDef -> tf_executor "
+                                                  "conversion, but the input is not a tfg graph",
+                                         _FileLoc(filename)))
     return top
 
 
@@ -104,16 +112,21 @@ register_format(PB)
 register_format(PBTXT)
 
 
-def emitting(fmt: Format, emit: str | None) -> Format:
-    """``fmt`` writing the form ``--emit`` asks for."""
+def emitting(fmt: Format, emit: str | None, signature: EntrySignature | None = None,
+             filename: str = "<module>") -> Format:
+    """``fmt`` writing the form ``--emit`` asks for; ``signature`` (the ``--tf-*``
+    flags) configures the conversion to tf_executor, the only one that fetches, and
+    ``filename`` names the input in its errors."""
     if emit is None or emit == "graphdef" and not fmt.is_mlir_text:
         return fmt
     if emit == "graphdef":
         return PBTXT
-    convert = as_tfg if emit == "tfg" else as_executor
     write = fmt.write
     assert write is not None
-    return attrs.evolve(fmt, write=lambda op, options, metadata: write(convert(op), options, metadata))
+    if emit == "tfg":
+        return attrs.evolve(fmt, write=lambda op, options, metadata: write(as_tfg(op), options, metadata))
+    return attrs.evolve(fmt, write=lambda op, options, metadata: write(as_executor(op, filename, signature),
+                                                                       options, metadata))
 
 
 def format_named(name: str) -> Format:

@@ -7,8 +7,9 @@ joined by a token, which keeps the graph acyclic). Control operands become the
 island's (or executor op's) control operands; a node's control token becomes the
 op's ``!tf_executor.control`` result. Node names stay as ``_mlir_name``, the
 requested device becomes ``device``, as TF's ``tfe-legalize-tfg`` does; so
-:mod:`.executor_to_tfg` restores the graph exactly. ``fetches`` (tensor names) become
-the graph's results.
+:mod:`.executor_to_tfg` restores the graph exactly.  The fetches become the graph's
+results and the feeds ``@main``'s arguments (:func:`tfg_to_executor`); a graph nobody
+named outputs for fetches every node that nothing consumes, so no pass can find it dead.
 """
 
 from __future__ import annotations
@@ -23,10 +24,16 @@ from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tf_types import CONTROL as EXEC_CONTROL
 from egraft.ir.dialects.tf_types import TOKEN
 from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.graphdef.convert_types import ConversionError as GraphConversionError
+from egraft.ir.graphdef.convert_types import dtype_to_type, shape_dims
+from egraft.ir.graphdef.messages import DataType
+
+from .tf_io_options import Feed, parse_tensor
 
 #: tfg node types that are executor primitives rather than islands.
 EXECUTOR_OPS = {"Switch": "Switch", "_SwitchN": "_SwitchN", "Merge": "Merge", "Enter": "Enter",
                 "Exit": "Exit", "LoopCond": "LoopCond", "ControlTrigger": "ControlTrigger"}
+_PLACEHOLDERS = ("tfg.Placeholder", "tfg.PlaceholderWithDefault")
 _VERSION = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|-?\d+)")
 
 
@@ -59,6 +66,7 @@ class _Converter:
     def __init__(self) -> None:
         self.values: dict[Value, Value] = {}
         self.wiring: list[tuple[Operation, list[Value], list[Value]]] = []
+        self.dropped: set[Value] = set()  # control tokens of fed placeholders
 
     def node(self, op: Operation) -> list[Operation]:
         kind = op.name[4:]
@@ -100,10 +108,17 @@ class _Converter:
             self.values[old] = new
         self.values[op.results[-1]] = control
 
+    def feed(self, op: Operation, port: int, arg: Value) -> None:
+        """Node ``op``'s output ``port`` is fed: its users read ``arg``.  A fed
+        placeholder is replaced whole (control edges from it go: it has no effect)."""
+        self.values[[r for r in op.results if r.type is not CONTROL][port]] = arg
+        if op.name in _PLACEHOLDERS and port == 0:
+            self.dropped.add(op.results[-1])
+
     def wire(self) -> None:
         for op, data, ctls in self.wiring:
             operands = []
-            for v in data + ctls:
+            for v in data + [c for c in ctls if c not in self.dropped]:
                 new = self.values.get(v)
                 if new is None:
                     raise ConversionError("a node uses a value defined outside the graph")
@@ -149,20 +164,100 @@ def topological_order(ops: list[Operation]) -> list[Operation]:
     return order
 
 
-def _resolve_fetch(name: str, by_name: dict[str, Operation], conv: _Converter) -> Value:
-    node, _, index = name.partition(":")
-    op = by_name.get(node)
+def node_name(op: Operation) -> str | None:
+    name = op.attr("_mlir_name")
+    return name.value if isinstance(name, A.StringAttr) and isinstance(name.value, str) else None
+
+
+def default_outputs(nodes: Sequence[Operation]) -> tuple[list[str], list[str]]:
+    """The fetches of a graph nobody named any for: every node that nothing consumes
+    (no data or control edge leaves it).  Its data outputs are fetched; a node without
+    data outputs (NoOp, SaveV2, an Assert) becomes a control output.  Everything else
+    feeds one of these, so nothing is dead: what a GraphDef whose outputs are unknown
+    must mean to an optimizer (Grappler too keeps the whole graph when it has no fetch)."""
+    data: list[str] = []
+    control: list[str] = []
+    for op in nodes:
+        if any(r.uses for r in op.results):
+            continue
+        name = node_name(op)
+        if name is None:
+            raise ConversionError(f"a '{op.name}' node that nothing consumes has no name to fetch it by")
+        count = sum(r.type is not CONTROL for r in op.results)
+        data += [name if i == 0 else f"{name}:{i}" for i in range(count)]
+        if not count:
+            control.append(name)
+    return data, control
+
+
+def _named(by_name: dict[str, Operation], name: str, role: str) -> Operation:
+    op = by_name.get(name)
     if op is None:
-        raise ConversionError(f"fetch '{name}' names no node of the graph")
+        raise ConversionError(f"{role} '{name}' names no node of the graph")
+    return op
+
+
+def _data_result(op: Operation, port: int, role: str, tensor: str) -> Value:
     data = [r for r in op.results if r.type is not CONTROL]
-    i = int(index) if index else 0
-    if i >= len(data):
-        raise ConversionError(f"fetch '{name}': node '{node}' has {len(data)} outputs")
-    return conv.values[data[i]]
+    if port >= len(data):
+        raise ConversionError(f"{role} '{tensor}': node '{node_name(op)}' has {len(data)} data outputs")
+    return data[port]
 
 
-def tfg_to_executor(module: Operation, fetches: Sequence[str] = ()) -> Operation:
-    """A new module with ``func.func @main`` holding the graph in executor form."""
+def _graph_dims(op: Operation, port: int, graph_type: T.Type) -> list[int] | None:
+    """The shape the graph gives output ``port``: its type, else the ``shape`` of a
+    placeholder, else ``_output_shapes``; None when unknown."""
+    if isinstance(graph_type, T.RankedTensorType):
+        return list(graph_type.shape)
+    shape = op.attr("shape") if op.name in _PLACEHOLDERS else None
+    if shape is None:
+        shapes = op.attr("_output_shapes")
+        shape = shapes[port] if isinstance(shapes, A.ArrayAttr) and port < len(shapes) else None
+    try:
+        return shape_dims(shape) if shape is not None else None
+    except GraphConversionError:
+        return None
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    return ",".join("?" if d == T.DYNAMIC else str(d) for d in dims)
+
+
+def feed_type(op: Operation, feed: Feed) -> T.Type:
+    """The argument type of a feed: the graph's element type and shape, refined (never
+    contradicted) by the feed's explicit type and shape."""
+    graph_type = _data_result(op, feed.port, "input", feed.tensor).type
+    element = graph_type.element_type if isinstance(graph_type, T.ShapedType) else graph_type
+    if feed.dtype is not None:
+        try:
+            wanted = dtype_to_type(feed.dtype)
+        except GraphConversionError as err:
+            raise ConversionError(f"input '{feed.tensor}': {err}") from None
+        if wanted != element:
+            raise ConversionError(f"input '{feed.tensor}' is {element} in the graph, not {wanted} "
+                                  f"({DataType.Name(feed.dtype)})")
+    dims = _graph_dims(op, feed.port, graph_type)
+    if feed.shape is not None:
+        if dims is not None and (len(dims) != len(feed.shape) or any(
+                g != w and T.DYNAMIC not in (g, w) for g, w in zip(dims, feed.shape))):
+            raise ConversionError(f"input '{feed.tensor}' has shape [{_dims_text(dims)}] in the graph; "
+                                  f"[{_dims_text(feed.shape)}] does not fit it")
+        dims = list(feed.shape)
+    return T.UnrankedTensorType(element) if dims is None else T.RankedTensorType(tuple(dims), element)
+
+
+def tfg_to_executor(module: Operation, fetches: Sequence[str] | None = None, *,
+                    control_fetches: Sequence[str] | None = None, feeds: Sequence[Feed] = ()) -> Operation:
+    """A new module with ``func.func @main`` holding the graph in executor form.
+
+    ``fetches`` (tensor names, ``y`` or ``y:1``) become the graph's results and
+    ``control_fetches`` (node names) its control results, both recorded in
+    ``tf.entry_function`` as TensorFlow's importer records them, so that the export
+    gives the fetched tensors their names back.  When neither is given, every node
+    nothing consumes is fetched (:func:`default_outputs`).  ``feeds`` become
+    ``@main``'s arguments: a fed placeholder is replaced by its argument, any other
+    fed tensor's users read the argument instead.
+    """
     tops = list(module.regions[0].blocks[0]) if module.name == "builtin.module" else [module]
     graphs = [op for op in tops if op.name == "tfg.graph"]
     if len(graphs) != 1:
@@ -172,22 +267,41 @@ def tfg_to_executor(module: Operation, fetches: Sequence[str] = ()) -> Operation
         raise ConversionError(f"function library (@{funcs[0].attr('sym_name').value}, ...) is not converted "
                               f"to tf_executor yet")
     nodes = list(graphs[0].regions[0].blocks[0])
+    by_name = {name: op for op in nodes if (name := node_name(op)) is not None}
+    if fetches is None and control_fetches is None:
+        fetches, control_fetches = default_outputs(nodes)
+    fetches, control_fetches = list(fetches or ()), list(control_fetches or ())
+    fed = [_named(by_name, feed.name, "input") for feed in feeds]
+    entry = Block([feed_type(op, feed) for op, feed in zip(fed, feeds)])
+    replaced = {op for op, feed in zip(fed, feeds) if op.name in _PLACEHOLDERS and feed.port == 0}
     conv = _Converter()
-    new_ops = [new for op in nodes for new in conv.node(op)]
+    new_ops = [new for op in nodes if op not in replaced for new in conv.node(op)]
+    for op, feed, arg in zip(fed, feeds, entry.args):
+        conv.feed(op, feed.port, arg)
     conv.wire()
-    by_name = {op.attr("_mlir_name").value: op for op in nodes if op.attr("_mlir_name") is not None}
-    fetched = [_resolve_fetch(f, by_name, conv) for f in fetches]
+    fetched = []
+    for tensor in fetches:
+        node, port = parse_tensor(tensor)
+        fetched.append(conv.values[_data_result(_named(by_name, node, "output"), port, "output", tensor)])
+    controls = []
+    for name in control_fetches:
+        op = _named(by_name, name, "control output")
+        if op in replaced:
+            raise ConversionError(f"control output '{name}' is fed (an input), so it never runs")
+        controls.append(conv.values[op.results[-1]])
     body = Block()
     body.extend(topological_order(new_ops))
-    body.append(Operation.create("tf_executor.fetch", fetched))
+    body.append(Operation.create("tf_executor.fetch", [*fetched, *controls]))
     graph = Operation.create("tf_executor.graph", (), [v.type for v in fetched], regions=[Region(blocks=[body])])
-    entry = Block()
     entry.append(graph)
     entry.append(Operation.create("func.return", graph.results))
+    signature = A.DictionaryAttr((("control_outputs", A.StringAttr(",".join(control_fetches))),
+                                  ("inputs", A.StringAttr(",".join(feed.tensor for feed in feeds))),
+                                  ("outputs", A.StringAttr(",".join(fetches)))))
     attrs = {"sym_name": A.StringAttr("main"),
-             "function_type": A.TypeAttr(T.FunctionType((), tuple(v.type for v in fetched)))}
-    if fetches:
-        attrs["tf.entry_function"] = A.DictionaryAttr((("outputs", A.StringAttr(",".join(fetches))),))
+             "function_type": A.TypeAttr(T.FunctionType(tuple(a.type for a in entry.args),
+                                                        tuple(v.type for v in fetched))),
+             "tf.entry_function": signature}
     main = Operation.create("func.func", attributes=attrs, regions=[Region(blocks=[entry])])
     out = make_module([main])
     out.attributes["tf.versions"] = versions_attr(graphs[0].attr("version"))
