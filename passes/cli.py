@@ -24,6 +24,7 @@ from .graphdef_io import EMIT_FORMS, emitting, format_named
 from .pass_manager import OpPipeline, TimingNode
 from .pipeline import parse_pass_flag, parse_pipeline
 from .registry import PASSES, options_of
+from .tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
 
 TOOL = "egraft-opt"
 
@@ -59,6 +60,7 @@ TOOL_OPTIONS: dict[str, ToolOption] = {
     "help": ToolOption("bool", "Show this help"),
     "h": ToolOption("bool", "Show this help"),
 }
+TOOL_OPTIONS.update({name: ToolOption("str", doc, metavar) for name, (doc, metavar) in TF_IO_FLAGS.items()})
 
 
 class UsageError(Exception):
@@ -77,6 +79,7 @@ class Invocation:
     input_format: str | None = None
     output_format: str | None = None
     emit: str | None = None
+    tf_signature: EntrySignature | None = None  # --tf-input-arrays, --tf-output-arrays, ...
 
 
 def _bool_value(name: str, value: str | None) -> bool:
@@ -130,6 +133,10 @@ def parse_args(argv: Sequence[str]) -> Invocation:
     inv.emit = flags.get("emit")  # type: ignore[assignment]
     if inv.emit is not None and inv.emit not in EMIT_FORMS:
         raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
+    try:
+        inv.tf_signature = signature_from_flags(flags, inv.emit)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if "split-input-file" in flags:
         config.split_marker = flags["split-input-file"] or DEFAULT_SPLIT_MARKER  # type: ignore[assignment]
     config.verify_diagnostics = bool(flags.get("verify-diagnostics"))
@@ -194,7 +201,7 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
     except ValueError as e:
         stderr.write(f"{TOOL}: error: {e}\n")
         return 1
-    out_fmt = emitting(out_fmt, inv.emit)
+    out_fmt = emitting(out_fmt, inv.emit, inv.tf_signature, filename)
     if out_fmt.write is None:
         stderr.write(f"{TOOL}: error: cannot write {out_fmt.name} files\n")
         return 1
