@@ -17,6 +17,8 @@ interface, which a Session cannot feed or fetch.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from egraft.ir import Block, Operation, OpResult, Region, Value
 from egraft.ir import attributes as A
 from egraft.ir import types as T
@@ -114,22 +116,27 @@ class _Converter:
         return [new]
 
     def island(self, island: Operation) -> list[Operation]:
-        block = island.regions[0].blocks[0]
+        created = self.body(island.regions[0].blocks[0], island.results, list(island.operands))
+        self.controls[island.results[-1]] = [op.results[-1] for op in created]
+        return created
+
+    def body(self, block: Block, results: Sequence[Value], controls: list[Value]) -> list[Operation]:
+        """The tf ops of ``block`` as nodes that each carry ``controls``; the operands of
+        its terminator (yield, return) stand for ``results``."""
         created = []
         for inner in block:
-            if inner.name == "tf_executor.yield":
-                for old, value in zip(island.results, inner.operands):
+            if inner.name in ("tf_executor.yield", "func.return"):
+                for old, value in zip(results, inner.operands):
                     self.data[old] = value  # resolved through the inner op below
                 continue
             if not inner.name.startswith("tf.") or inner.regions:
-                raise ConversionError(f"'{inner.name}' inside an island has no tfg node form")
+                raise ConversionError(f"'{inner.name}' in {block.parent.parent.name} has no tfg node form")
             new = self.node(inner.name[3:], inner, [r.type for r in inner.results],
                             [v.type for v in inner.operands])
             for old, fresh in zip(inner.results, new.results):
                 self.data[old] = fresh
-            self.wiring.append((new, list(inner.operands), list(island.operands)))
+            self.wiring.append((new, list(inner.operands), controls))
             created.append(new)
-        self.controls[island.results[-1]] = [op.results[-1] for op in created]
         return created
 
     def resolve(self, value: Value) -> Value:
@@ -194,7 +201,7 @@ def _node_name(op: Operation) -> str:
     return op.attr("_mlir_name").value  # type: ignore[union-attr]
 
 
-def _name_outputs(main: Operation, fetch: Operation, nodes: list[Operation], conv: _Converter,
+def _name_outputs(main: Operation, fetched: list[Value], nodes: list[Operation], conv: _Converter,
                   claimed: dict[str, Operation]) -> list[Operation]:
     """The nodes that give the fetched tensors the names ``tf.entry_function`` lists.
 
@@ -205,7 +212,7 @@ def _name_outputs(main: Operation, fetch: Operation, nodes: list[Operation], con
     output whose node is gone gets a NoOp after everything the graph's fetch waits on.
     The names become ``claimed``, so a node still carrying one is renamed."""
     names = _entry_names(main, "outputs")
-    data = [v for v in fetch.operands if v.type is not EXEC_CONTROL]
+    data = [v for v in fetched if v.type is not EXEC_CONTROL]
     if names and len(names) != len(data):
         raise ConversionError(f"tf.entry_function names {len(names)} outputs but the graph fetches {len(data)}")
     wanted: dict[str, dict[int, Value]] = {}
@@ -228,7 +235,7 @@ def _name_outputs(main: Operation, fetch: Operation, nodes: list[Operation], con
             raise ConversionError(f"output '{node}' is also an input of the graph but fetches another value")
         claimed[node] = _alias(node, ports)
         created.append(claimed[node])
-    waits = [c for v in fetch.operands if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
+    waits = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
     for name in _entry_names(main, "control_outputs"):
         if name not in claimed and name not in by_name:
             claimed[name] = Operation.create("tfg.NoOp", waits, [CONTROL], {"_mlir_name": A.StringAttr(name)})
@@ -275,32 +282,40 @@ def _drop_dangling_colocation(nodes: list[Operation]) -> None:
 
 
 def executor_to_tfg(module: Operation) -> Operation:
-    """A new module with one ``tfg.graph`` holding ``@main``'s executor graph."""
+    """A new module with one ``tfg.graph`` holding ``@main``'s executor graph.
+
+    A ``@main`` of plain tf ops (what canonicalize leaves of a graph that was one
+    island, as TensorFlow's own canonicalization does) is read as that one island,
+    its ``return`` as the fetch."""
     funcs = [op for op in module.walk() if op.name == "func.func"]
     mains = [f for f in funcs if f.attr("sym_name").value == "main"] or funcs  # type: ignore[union-attr]
     if len(mains) != 1:
         raise ConversionError(f"expected one func.func @main holding a tf_executor.graph, found {len(funcs)} "
                               f"functions")
-    graphs = [op for op in mains[0].walk() if op.name == "tf_executor.graph"]
-    if len(graphs) != 1:
+    main = mains[0]
+    graphs = [op for op in main.walk() if op.name == "tf_executor.graph"]
+    if len(graphs) > 1:
         raise ConversionError(f"expected one tf_executor.graph in @main, found {len(graphs)}")
     conv = _Converter()
-    for op in graphs[0].regions[0].blocks[0]:
-        for nested in op.walk():
-            name = nested.attr("_mlir_name")
-            if isinstance(name, A.StringAttr) and isinstance(name.value, str):
-                conv.taken.add(name.value)
-    claimed = _feeds(mains[0], conv)
+    for nested in main.walk():
+        name = nested.attr("_mlir_name")
+        if isinstance(name, A.StringAttr) and isinstance(name.value, str):
+            conv.taken.add(name.value)
+    claimed = _feeds(main, conv)
     nodes = list(claimed.values())
-    fetch = None
-    for op in graphs[0].regions[0].blocks[0]:
-        if op.name == "tf_executor.fetch":
-            fetch = op
-        else:
-            nodes += conv.convert(op)
+    if graphs:
+        fetched: list[Value] = []
+        for op in graphs[0].regions[0].blocks[0]:
+            if op.name == "tf_executor.fetch":
+                fetched = list(op.operands)
+            else:
+                nodes += conv.convert(op)
+    else:
+        body = main.regions[0].blocks[0]
+        nodes += conv.body(body, (), [])
+        fetched = list(body.last.operands) if body.last is not None else []
     conv.wire()
-    if fetch is not None:
-        nodes += _name_outputs(mains[0], fetch, nodes, conv, claimed)
+    nodes += _name_outputs(main, fetched, nodes, conv, claimed)
     _uniquify(nodes, claimed)
     _drop_dangling_colocation(nodes)
     graph = Operation.create("tfg.graph", attributes={"version": _version(module)},

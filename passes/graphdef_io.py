@@ -53,8 +53,8 @@ def _has(top: Operation, name: str) -> bool:
 
 
 def as_tfg(top: Operation, filename: str = "<module>") -> Operation:
-    """The tfg form of a module (tf_executor modules are converted)."""
-    if _has(top, "tf_executor.graph") and not _has(top, "tfg.graph"):
+    """The tfg form of a module (tf_executor modules, or a ``@main`` of tf ops, are converted)."""
+    if _has(top, "func.func") and not _has(top, "tfg.graph"):
         try:
             return executor_to_tfg(top)
         except ConversionError as err:
