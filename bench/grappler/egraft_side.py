@@ -1,9 +1,10 @@
 """The egraft side of the Grappler comparison: GraphDef in, pipeline, GraphDef out.
 
 The graph goes GraphDef -> tfg -> tf_executor (with the model's fetches as the
-graph's results, so dead-code elimination knows what must stay), the pipeline runs
-on that module, and the result goes back to a GraphDef. ``form="tfg"`` runs the
-pipeline on the tfg module instead (no fetches: nothing is dead there).
+graph's results and in ``tf.entry_function``, so dead-code elimination knows what must
+stay and the export gives the fetched tensors their names back), the pipeline runs on
+that module, and the result goes back to a GraphDef. ``form="tfg"`` runs the pipeline
+on the tfg module instead (no fetches: nothing is dead there).
 """
 
 from __future__ import annotations

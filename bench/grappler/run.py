@@ -4,10 +4,12 @@
     python bench/grappler/run.py [models...] [--pipeline cse,dce] [--repeat 3] [--form tf_executor]
 
 For each model of ../shared/tfmodels/graphs (GraphDef + .json feeds and fetches): run
-the egraft pipeline (:mod:`egraft_side`) and Grappler's default meta-optimizer
+the egraft pipeline (:mod:`egraft_side`, fetching the sidecar's outputs, whose names
+the export keeps whatever the passes do) and Grappler's default meta-optimizer
 (:mod:`tf_side`), then run the original, Grappler's and egraft's graphs in TensorFlow
 on the same seeded random feeds (3 seeds) and check every fetch, and the logits under
-a softmax fetch, agree (rtol 1e-4, atol 1e-5). Prints a table and writes
+a softmax fetch, agree (rtol 1e-4, atol 1e-5); a graph that lost a fetched name is
+reported MISSING. Prints a table and writes
 ``bench/out/grappler.{json,md}``. Exit status 1 if any result disagrees.
 """
 
@@ -41,6 +43,10 @@ def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: li
     report = {}
     try:
         for name, runner in runners.items():
+            missing = [t for t in tensors if not runner.has(t)]
+            if missing:  # a pass lost an output: the graph no longer answers to its fetch names
+                report[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "missing": missing}
+                continue
             pairs = [(a, b) for a, b in ((tf_side.logits_of(original, f), tf_side.logits_of(candidates[name], f))
                                          for f in fetches) if a is not None and b is not None]
             ok, worst = True, 0.0
@@ -82,6 +88,8 @@ def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: 
 
 
 def _equiv_text(entry: dict) -> str:
+    if entry.get("missing"):
+        return "MISSING " + ", ".join(entry["missing"])
     text = ("ok" if entry["ok"] else "MISMATCH") + f" ({entry['max_abs']:.1e})"
     return text + (" +logits" if entry["logits"] else "")
 
