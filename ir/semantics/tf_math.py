@@ -218,9 +218,9 @@ def _softmax(interp: Interpreter, op: Operation, args: list) -> np.ndarray:
         raise Undefined("Softmax needs rank >= 1")
     shifted = x - np.max(x, axis=-1, keepdims=True) if x.shape[-1] else x
     e = np.exp(shifted)
-    # As TF's CPU kernel (checked in test_tf_crosscheck): an entry whose exp is 0 stays 0 even
-    # when the row's sum is NaN (a +Inf logit), instead of IEEE's 0 / NaN = NaN.
-    return np.asarray(np.where(e == 0, e, e / np.sum(e, axis=-1, keepdims=True)), x.dtype)
+    # Plain IEEE division, as TF 2.21's CPU kernel computes it (checked in test_tf_crosscheck):
+    # a +Inf logit makes the row's sum NaN, and then every entry of the row is NaN, 0 / NaN too.
+    return np.asarray(e / np.sum(e, axis=-1, keepdims=True), x.dtype)
 
 
 @evaluator("tf.LogSoftmax")

@@ -47,6 +47,15 @@ def test_elementwise_against_tensorflow(op):
     check()
 
 
+@pytest.mark.parametrize("row", [[0.0, np.inf, np.inf], [-np.inf, 0.0, np.inf], [-100.0, 0.0, np.inf],
+                                 [-np.inf, 0.0, 1.0]])
+def test_softmax_rows_with_infinite_logits(row):
+    """A +Inf logit makes TF's whole row NaN, zeros of exp included (found by the property above)."""
+    x = np.array([row, [1.0, 2.0, 3.0]], np.float32)
+    ours = run_function(_module("Softmax", 1, "tensor<2x3xf32>"), [x])
+    assert not differences([tf.raw_ops.Softmax(logits=x).numpy()], ours, exact=False)
+
+
 def _arg(op: str) -> str:
     return {"Relu": "features", "Relu6": "features", "Softmax": "logits"}.get(op, "x")
 
