@@ -1,0 +1,1 @@
+"""Reusable input generators for tests and benchmarks (hypothesis strategies and seeded twins)."""
