@@ -1,0 +1,246 @@
+#!/usr/bin/env python
+"""Frozen inference GraphDefs of every keras.applications model, made on demand and cached.
+
+    python bench/keras_apps/zoo.py [names...]        # build the missing ones, print where they are
+    python bench/keras_apps/zoo.py --list            # the catalogue
+
+Each model is ``keras.applications.<Class>(weights=None)`` at its default input size,
+seeded, with its BatchNormalization statistics calibrated (below), wrapped in a
+``tf.function`` at batch 1 and frozen (variables become Const nodes).  Besides the
+Keras applications there is one BERT-style encoder (2 layers, hidden 128, sequence
+64), a size no shipped model has.  ``<name>.pb`` comes with ``<name>.json``: feeds
+(name, dtype, shape, integer range), fetches, node and parameter counts, build time.
+
+Why calibrate: with ``weights=None`` every BatchNorm has moving mean 0 and variance 1,
+so activations shrink layer after layer and a deep net's softmax is exactly uniform
+for every input; an equivalence check on such a model proves nothing.  One
+training-mode pass with momentum 0 on a seeded random batch sets the statistics to
+those of real activations.
+
+The cache lives in ``$EGRAFT_TFMODELS_CACHE`` or ``~/.cache/egraft-tfmodels``, in a
+folder per TensorFlow/Keras version and generator revision, never in the repository.
+Builds run in a child process, so TensorFlow's memory is returned when they are done.
+Needs TensorFlow (``pip install 'egraft[tf]'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import attrs
+
+REVISION = 1  # bump when the models change, so caches made before are not reused
+
+#: Keras application classes and their default input sizes (square, 3 channels).
+KERAS_APPLICATIONS: dict[str, int] = {
+    "ConvNeXtTiny": 224, "ConvNeXtSmall": 224, "ConvNeXtBase": 224, "ConvNeXtLarge": 224, "ConvNeXtXLarge": 224,
+    "DenseNet121": 224, "DenseNet169": 224, "DenseNet201": 224,
+    "EfficientNetB0": 224, "EfficientNetB1": 240, "EfficientNetB2": 260, "EfficientNetB3": 300,
+    "EfficientNetB4": 380, "EfficientNetB5": 456, "EfficientNetB6": 528, "EfficientNetB7": 600,
+    "EfficientNetV2B0": 224, "EfficientNetV2B1": 240, "EfficientNetV2B2": 260, "EfficientNetV2B3": 300,
+    "EfficientNetV2S": 384, "EfficientNetV2M": 480, "EfficientNetV2L": 480,
+    "InceptionResNetV2": 299, "InceptionV3": 299,
+    "MobileNet": 224, "MobileNetV2": 224, "MobileNetV3Small": 224, "MobileNetV3Large": 224,
+    "NASNetMobile": 224, "NASNetLarge": 331,
+    "ResNet50": 224, "ResNet101": 224, "ResNet152": 224, "ResNet50V2": 224, "ResNet101V2": 224,
+    "ResNet152V2": 224,
+    "VGG16": 224, "VGG19": 224,
+    "Xception": 299,
+}
+
+
+@attrs.frozen
+class Encoder:
+    """A BERT-style encoder: token + position embeddings, ``layers`` blocks of
+    multi-head self-attention and a GELU feed-forward, each with a residual and a
+    LayerNorm, and a tanh pooler on the first token."""
+
+    layers: int = 2
+    hidden: int = 128
+    heads: int = 2
+    ffn: int = 512
+    seq: int = 64
+    vocab: int = 1000
+
+    @property
+    def name(self) -> str:
+        return f"bert_l{self.layers}_h{self.hidden}_s{self.seq}"
+
+
+ENCODERS = {e.name: e for e in (Encoder(),)}
+MODELS: tuple[str, ...] = (*KERAS_APPLICATIONS, *ENCODERS)
+
+
+def cache_dir() -> Path:
+    """Where models are kept: ``$EGRAFT_TFMODELS_CACHE`` or ``~/.cache/egraft-tfmodels``,
+    a sub-folder per TensorFlow/Keras version and :data:`REVISION`."""
+    import importlib.metadata as md
+
+    root = Path(os.environ.get("EGRAFT_TFMODELS_CACHE") or Path.home() / ".cache" / "egraft-tfmodels")
+    versions = []
+    for dist in ("tensorflow-cpu", "tensorflow", "keras"):
+        try:
+            versions.append(f"{dist}-{md.version(dist)}")
+        except md.PackageNotFoundError:
+            continue
+    return root.expanduser() / f"{'_'.join(versions)}_r{REVISION}"
+
+
+@attrs.frozen
+class ModelFiles:
+    pb: Path
+    meta: dict
+
+    @property
+    def name(self) -> str:
+        return self.meta["name"]
+
+
+def _load(folder: Path, name: str) -> ModelFiles | None:
+    pb, meta = folder / f"{name}.pb", folder / f"{name}.json"
+    if not (pb.exists() and meta.exists()):
+        return None
+    return ModelFiles(pb, json.loads(meta.read_text()))
+
+
+def ensure(names: Sequence[str], folder: Path | None = None, timeout: float = 1800) -> dict[str, ModelFiles]:
+    """The cached files of ``names``, building the missing ones (in one child process).
+    A failed build raises RuntimeError with the builder's last output lines."""
+    folder = folder or cache_dir()
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        raise ValueError(f"unknown models {unknown}; see python bench/keras_apps/zoo.py --list")
+    missing = [name for name in names if _load(folder, name) is None]
+    if missing:  # one process builds them all: TensorFlow's import (~5-15 s) is paid once
+        proc = subprocess.run([sys.executable, __file__, "--build", str(folder), *missing],
+                              capture_output=True, text=True, timeout=timeout * len(missing))
+        failed = [name for name in missing if _load(folder, name) is None]
+        if proc.returncode or failed:
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise RuntimeError(f"building {', '.join(failed or missing)} failed (exit {proc.returncode}):\n{tail}")
+    return {name: _load(folder, name) for name in names}  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------ building (in the child process)
+
+
+def _calibrate_batchnorm(model, shape: tuple[int, ...], batch: int = 8) -> int:
+    """Moving statistics of every BatchNormalization := those of one seeded batch."""
+    import keras
+    import numpy as np
+
+    norms, todo = [], list(model.layers)
+    while todo:  # nested models (none today, but a functional model may hold one) count too
+        layer = todo.pop()
+        todo += getattr(layer, "layers", [])
+        if isinstance(layer, keras.layers.BatchNormalization):
+            norms.append(layer)
+    saved = [layer.momentum for layer in norms]
+    for layer in norms:
+        layer.momentum = 0.0
+    model(np.random.default_rng(0).standard_normal((batch, *shape)).astype("float32"), training=True)
+    for layer, momentum in zip(norms, saved):
+        layer.momentum = momentum
+    return len(norms)
+
+
+def _frozen(model, specs: list) -> tuple:
+    """(GraphDef, feeds, fetches) of ``model`` called in inference mode on ``specs``."""
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    def call(*inputs):
+        return model(inputs[0] if len(inputs) == 1 else list(inputs), training=False)
+
+    frozen = convert_variables_to_constants_v2(tf.function(call).get_concrete_function(*specs))
+    feeds = [{"name": t.op.name, "dtype": t.dtype.name, "shape": t.shape.as_list()} for t in frozen.inputs]
+    fetches = [t.op.name if t.value_index == 0 else t.name for t in frozen.outputs]
+    return frozen.graph.as_graph_def(), feeds, fetches
+
+
+def _keras_application(name: str) -> tuple:
+    import keras
+    import tensorflow as tf
+
+    size = KERAS_APPLICATIONS[name]
+    shape = (size, size, 3)
+    model = getattr(keras.applications, name)(weights=None, input_shape=shape)
+    norms = _calibrate_batchnorm(model, shape)
+    graph, feeds, fetches = _frozen(model, [tf.TensorSpec((1, *shape), tf.float32, name="input")])
+    return graph, feeds, fetches, model.count_params(), {"input_size": size, "batchnorms": norms}
+
+
+def _encoder(spec: Encoder) -> tuple:
+    import keras
+    import tensorflow as tf
+    from keras import layers
+
+    ids = keras.Input((spec.seq,), dtype="int32", name="input_ids")
+    mask = keras.Input((spec.seq,), dtype="int32", name="attention_mask")
+    positions = keras.ops.expand_dims(keras.ops.arange(spec.seq, dtype="int32"), 0)
+    x = layers.Embedding(spec.vocab, spec.hidden, name="tokens")(ids) + \
+        layers.Embedding(spec.seq, spec.hidden, name="positions")(positions)
+    x = layers.LayerNormalization(epsilon=1e-12, name="embeddings_norm")(x)
+    attend = keras.ops.cast(keras.ops.expand_dims(mask, 1), "bool")
+    for i in range(spec.layers):
+        attention = layers.MultiHeadAttention(spec.heads, spec.hidden // spec.heads, name=f"block{i}_attention")
+        x = layers.LayerNormalization(epsilon=1e-12, name=f"block{i}_norm1")(x + attention(x, x, attention_mask=attend))
+        h = layers.Dense(spec.ffn, activation="gelu", name=f"block{i}_up")(x)
+        x = layers.LayerNormalization(epsilon=1e-12, name=f"block{i}_norm2")(
+            x + layers.Dense(spec.hidden, name=f"block{i}_down")(h))
+    pooled = layers.Dense(spec.hidden, activation="tanh", name="pooler")(x[:, 0, :])
+    model = keras.Model([ids, mask], [x, pooled], name=spec.name)
+    specs = [tf.TensorSpec((1, spec.seq), tf.int32, name="input_ids"),
+             tf.TensorSpec((1, spec.seq), tf.int32, name="attention_mask")]
+    graph, feeds, fetches = _frozen(model, specs)
+    feeds[0].update(low=0, high=spec.vocab)
+    feeds[1].update(low=0, high=2)
+    return graph, feeds, fetches, model.count_params(), {"layers": spec.layers, "hidden": spec.hidden,
+                                                          "seq": spec.seq, "heads": spec.heads}
+
+
+def build_one(name: str, folder: Path) -> None:
+    """Build ``name`` into ``folder`` (written atomically: a killed build leaves nothing)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+    import tensorflow as tf
+
+    start = time.perf_counter()
+    keras.utils.set_random_seed(0)
+    graph, feeds, fetches, params, extra = _encoder(ENCODERS[name]) if name in ENCODERS \
+        else _keras_application(name)
+    data = graph.SerializeToString(deterministic=True)
+    seconds = time.perf_counter() - start
+    meta = {"name": name, "pb": f"{name}.pb", "bytes": len(data), "nodes": len(graph.node), "params": params,
+            "inputs": feeds, "outputs": fetches, "build_s": round(seconds, 2), "cpu_s": round(time.process_time(), 2),
+            "tensorflow": tf.__version__, "keras": keras.__version__, **extra}
+    folder.mkdir(parents=True, exist_ok=True)
+    for suffix, payload in ((".pb", data), (".json", json.dumps(meta, indent=1).encode())):
+        tmp = folder / f".{name}{suffix}.tmp"
+        tmp.write_bytes(payload)
+        tmp.replace(folder / f"{name}{suffix}")
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--build"]:
+        for name in argv[2:]:
+            build_one(name, Path(argv[1]))
+        return 0
+    if argv[:1] == ["--list"]:
+        print("\n".join(MODELS))
+        return 0
+    for name, files in ensure(argv or list(MODELS)).items():
+        m = files.meta
+        print(f"{name:20} {m['nodes']:6} nodes {m['params'] / 1e6:7.1f} M params  built in {m['build_s']:6.1f} s  "
+              f"{files.pb}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
