@@ -220,3 +220,46 @@ def test_signature_parsing() -> None:
     assert sig == EntrySignature((Feed("a", 0, None, (1, -1)), Feed("b", 1, 3, None)), ("y", "z:2"), None)
     assert entry_signature({"o": "x"}) is None
     assert entry_signature({"tf-control-output-arrays": ""}) == EntrySignature((), None, ())
+
+
+def _tensorflow():
+    return pytest.importorskip("tensorflow", reason="needs TensorFlow (pip install 'egraft[tf]')")
+
+
+def _run_in_tensorflow(graph, fetches: list[str]) -> list[np.ndarray]:
+    tf = _tensorflow()
+    from tensorflow.core.framework import graph_pb2
+
+    g = tf.Graph()
+    with g.as_default():
+        tf.graph_util.import_graph_def(graph_pb2.GraphDef.FromString(graph.SerializeToString()), name="")
+    with tf.compat.v1.Session(graph=g) as session:
+        return session.run([f + ":0" for f in fetches], {"x:0": X})
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("debug_info", [False, True])
+def test_tensorflow_written_signature_exports_with_its_names(debug_info: bool) -> None:
+    """TF's importer with input/output names (its ``tf.entry_function``, ``_Arg``-less
+    @main), with or without name locations: egraft's GraphDef answers to the same names
+    and TensorFlow computes the same values from it."""
+    _tensorflow()
+    from tensorflow.python import _pywrap_mlir
+
+    original = parse_pbtxt(GRAPH)
+    text = _pywrap_mlir.ImportGraphDef(original.SerializeToString(), b"", debug_info, b"x", b"DT_FLOAT", b"2,3",
+                                       b"y,y2")
+    assert 'tf.entry_function = {control_outputs = "", inputs = "x", outputs = "y,y2"}' in text
+    exported = export_graphdef(executor_to_tfg(parse(text)))
+    for got, want in zip(_run_in_tensorflow(exported, ["y", "y2"]), _run_in_tensorflow(original, ["y", "y2"])):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.tf
+def test_tensorflow_parses_the_signature_egraft_writes(graph_file: Path) -> None:
+    tf = _tensorflow()
+    code, out, err = cli(str(graph_file), "--emit=tf_executor", "--tf-input-arrays=x", "--tf-output-arrays=y,m",
+                         "--tf-control-output-arrays=done")
+    assert code == 0, err
+    printed = tf.mlir.experimental.run_pass_pipeline(out, "")
+    assert 'tf.entry_function = {control_outputs = "done", inputs = "x", outputs = "y,m"}' in printed
