@@ -11,10 +11,16 @@ Algorithm (details and measured gap to ILP in docs/engine.md):
    over n's child classes d, computed by a frontier Bellman-Ford in numpy: each
    round re-evaluates only the parents of classes that improved, so the work is
    proportional to the e-graph times the number of improvements, not to its depth.
+   Tree costs double wherever two paths meet (an op reading a value and the effect
+   token that already depends on it), so on deep graphs they grow exponentially with
+   depth; they saturate at :data:`TREE_COST_CAP` instead of overflowing to ``inf``,
+   which would read as "no extractable e-node" (see :meth:`_Graph.node_totals`).
 2. **Acyclic selection.** A depth-first walk from the roots takes, in each class,
    the cheapest e-node none of whose children is on the walk's stack; that
    guarantees an acyclic result even where costs tie (zero-cost ops, saturated
    floats) or the weights below break the usual "children are cheaper" argument.
+   The result is the set of classes reachable through the final choice, so the
+   reported cost is always the DAG cost of the returned table.
 3. **Sharing passes.** The first pass (``w = 1``) is plain tree extraction. Each
    further pass sets ``w[d] = 1 / uses(d)``, the number of chosen parents of ``d``
    in the previous selection, so a class that is shared is priced as shared. The
@@ -34,6 +40,15 @@ import numpy as np
 
 from .export import EGraphArrays
 from .termtable import Payload, Schema, TermTable
+
+#: Tree costs saturate here. Far above any DAG cost (a sum of per-node costs) yet far
+#: enough below float64's maximum (1.8e308) that summing the capped costs of any
+#: realistic number of children (up to 1.8e8) stays finite.
+TREE_COST_CAP = 1e300
+
+
+class ExtractionError(ValueError):
+    """The e-graph or the cost model admits no extraction (an unextractable root, bad costs)."""
 
 
 class CostModel(Protocol):
@@ -194,12 +209,27 @@ class _Graph:
         return val, level
 
     def node_totals(self, nodes: np.ndarray, best: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
-        """``cost(n) + Σ w[d]·best[d]`` over the child classes d of each node.
+        """``cost(n) + Σ w[d]·best[d]`` over the child classes d of each node, capped.
 
         ``best`` and ``weight`` carry the sentinel entry of :meth:`reduce_children`;
         ``weight=None`` means all ones (the first pass), which saves a gather and a product.
+
+        The cap is what keeps deep graphs extractable. Tree cost counts a shared class
+        once per path to it, and in a lowered tf_executor graph each island reads the
+        effect token of the one before and data from earlier ones, so tree costs double
+        every few islands: ResNet50 reaches 1.6e308 and then ``inf``. An infinite class
+        is one the fixpoint never reached, so its e-nodes got no preference, the walk
+        got choice ``-1`` and indexed past the children array (issue #9's IndexError in
+        ResNet50, DenseNet121, EfficientNetB0, InceptionV3 and NASNetMobile). Saturating
+        keeps every extractable class finite; classes at the cap tie, and the sharing
+        passes, whose weighted costs stay near the DAG cost, decide between them.
+        Graphs below the cap are extracted exactly as before.
         """
-        return self.costs.take(nodes) + self.reduce_children(nodes, best, "sum", weight)
+        totals = self.costs.take(nodes) + self.reduce_children(nodes, best, "sum", weight)
+        over = totals > TREE_COST_CAP
+        if over.any():  # infinite (a child not reached yet) stays infinite
+            totals[over & (totals < np.inf)] = TREE_COST_CAP
+        return totals
 
     def fixpoint(self, weight: np.ndarray | None, rtol: float) -> np.ndarray:
         """Least ``best`` per class under the weighted tree cost (with the sentinel entry).
@@ -241,6 +271,71 @@ class _Graph:
         return ptr, np.where(keep, order, -1)
 
 
+def _unextractable(c: int) -> ExtractionError:
+    return ExtractionError(f"e-class {c} has no e-node of finite cost whose children are extractable")
+
+
+#: ``on_cycle(d, stack, cursor, ends, state)`` of :func:`_walk`: the child class ``d`` is on the stack.
+OnCycle = Callable[[int, list[int], list[int], list[int], list[int]], None]
+
+
+def _walk(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int], roots: Sequence[int],
+          on_cycle: OnCycle) -> list[int]:
+    """Depth-first walk from ``roots`` through ``choice`` (class -> e-node); finished classes in post-order.
+
+    Iterative: per stack entry, the class, the next child slot to look at (absolute, into
+    ``kids``) and the end of its slots. ``state`` is 0 new, 1 on the stack, 2 done. When a
+    child is on the stack, ``on_cycle`` must raise or change the choice of a class on the
+    stack, truncating the walk above it (a cycle is rare, so nothing is indexed for it).
+    """
+    state = [0] * len(choice)
+    post: list[int] = []
+    stack: list[int] = []
+    cursor: list[int] = []
+    ends: list[int] = []
+    for d in roots:
+        while d >= 0:
+            if state[d] == 0:
+                n = choice[d]
+                if n < 0:
+                    raise _unextractable(d)
+                state[d] = 1
+                stack.append(d)
+                cursor.append(ptr[n])
+                ends.append(ptr[n + 1])
+            elif state[d] == 1:
+                on_cycle(d, stack, cursor, ends, state)
+            d = -1
+            while stack:
+                lo, hi = cursor[-1], ends[-1]
+                while lo < hi and state[kids[lo]] == 2:
+                    lo += 1
+                if lo < hi:
+                    cursor[-1] = lo
+                    d = kids[lo]
+                    break
+                c = stack.pop()
+                state[c] = 2
+                post.append(c)
+                cursor.pop()
+                ends.pop()
+    return post
+
+
+def _cyclic(d: int, *_: list[int]) -> None:
+    raise ExtractionError(f"the choice is cyclic through e-class {d}")
+
+
+def post_order(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int],
+               roots: Sequence[int]) -> list[int]:
+    """The classes reachable from ``roots`` through ``choice``, each once, children first.
+
+    ``ptr``/``kids`` are the e-graph's CSR children and ``choice`` the e-node per class,
+    as Python lists (read one element at a time). Raises if the choice is cyclic.
+    """
+    return _walk(ptr, kids, choice, roots, _cyclic)
+
+
 def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
                    pref_nodes: np.ndarray, safe: Callable[[], np.ndarray]) -> tuple[np.ndarray, list[int]]:
     """Choose one e-node per class reachable from ``roots``, cheapest first, acyclically.
@@ -255,64 +350,46 @@ def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
     all have a strictly lower level (see :attr:`_Graph.node_level`; asked for only when
     needed). Neither kind of node can close a cycle, every class is repaired at most
     once, so the walk terminates in near-linear time.
+
+    A repair abandons the subtree of the victim's old node, and classes the walk had
+    already finished under it may be reachable no more. So when a walk repaired
+    anything, the reached classes are recomputed through the final choice
+    (:func:`post_order`): the choice, the table and the reported cost then describe
+    one and the same DAG. (Counting the abandoned classes made the reported cost 14 for
+    a DAG of cost 13 on ``(x+x + (x*x-(x+x))) + (0 + (x*x-(x+x)))``.)
     """
     ptr, kids = g.child_ptr.tolist(), g.children.tolist()
     pref, pnodes = pref_ptr.tolist(), pref_nodes.tolist()
     has = pref_ptr[:-1] < pref_ptr[1:]
     choice = np.where(has, pref_nodes[np.where(has, pref_ptr[:-1], 0)], -1).tolist() if len(pref_nodes) else []
     repaired = [False] * g.n_classes
-    state = [0] * g.n_classes  # 0 new, 1 on stack, 2 done
-    post: list[int] = []
     fallback: list[int] = []
-    done_state = state.__getitem__
 
-    def repair(c: int) -> int:
+    def repair(d: int, stack: list[int], cursor: list[int], ends: list[int], state: list[int]) -> None:
+        low = len(stack) - 1 - stack[::-1].index(d)
+        k = next(k for k in range(len(stack) - 1, low - 1, -1) if not repaired[stack[k]])
+        for x in stack[k + 1:]:
+            state[x] = 0
+        del stack[k + 1:], cursor[k + 1:], ends[k + 1:]
+        victim = stack[k]
+        repaired[victim] = True
+        n = choice[victim] = replacement(victim, state)
+        cursor[k], ends[k] = ptr[n], ptr[n + 1]
+
+    def replacement(c: int, state: list[int]) -> int:
         for cur in range(pref[c], pref[c + 1]):
             node = pnodes[cur]
-            if node >= 0 and min(map(done_state, kids[ptr[node]:ptr[node + 1]]), default=2) == 2:
+            if node >= 0 and min(map(state.__getitem__, kids[ptr[node]:ptr[node + 1]]), default=2) == 2:
                 return node
         if not fallback:
             fallback.extend(safe().tolist())
+        if fallback[c] < 0:
+            raise _unextractable(c)
         return fallback[c]
 
-    # The walk keeps, per stack entry, the class and the next child slot to look at
-    # (absolute, into ``kids``) and the end of its slots; a cycle is rare, so the stack
-    # position of a class is searched for only then.
-    for root in roots:
-        if state[root] == 2:
-            continue
-        n = choice[root]
-        stack, cursor, ends = [root], [ptr[n]], [ptr[n + 1]]
-        state[root] = 1
-        while stack:
-            lo, hi = cursor[-1], ends[-1]
-            while lo < hi and state[kids[lo]] == 2:
-                lo += 1
-            if lo == hi:
-                c = stack.pop()
-                state[c] = 2
-                post.append(c)
-                cursor.pop()
-                ends.pop()
-                continue
-            cursor[-1] = lo
-            d = kids[lo]
-            if state[d] == 0:
-                state[d] = 1
-                n = choice[d]
-                stack.append(d)
-                cursor.append(ptr[n])
-                ends.append(ptr[n + 1])
-                continue
-            low = len(stack) - 1 - stack[::-1].index(d)
-            k = next(k for k in range(len(stack) - 1, low - 1, -1) if not repaired[stack[k]])
-            for x in stack[k + 1:]:
-                state[x] = 0
-            del stack[k + 1:], cursor[k + 1:], ends[k + 1:]
-            victim = stack[k]
-            repaired[victim] = True
-            n = choice[victim] = repair(victim)
-            cursor[k], ends[k] = ptr[n], ptr[n + 1]
+    post = _walk(ptr, kids, choice, roots, repair)
+    if any(repaired):
+        post = post_order(ptr, kids, choice, roots)
     reached = np.full(g.n_classes, -1, np.int64)
     reached[post] = np.asarray(choice, np.int64)[post]
     return reached, post
@@ -375,7 +452,10 @@ def extract(g: EGraphArrays, schema: Schema, roots: Sequence[int], cost: CostMod
     ``passes=1`` is plain tree-cost extraction (the baseline the result never loses to).
     """
     start = time.perf_counter()
-    graph = _Graph(g, cost.node_costs(g))
+    costs = np.asarray(cost.node_costs(g), np.float64)
+    if len(costs) != g.n_nodes or not np.isfinite(costs).all() or (costs < 0).any():
+        raise ExtractionError("a cost model must give every e-node a finite, non-negative cost")
+    graph = _Graph(g, costs)
     weight: np.ndarray | None = None  # all ones
     best_sel: tuple[float, np.ndarray, list[int]] | None = None
     trace: list[float] = []

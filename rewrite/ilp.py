@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .export import EGraphArrays
-from .extract import CostModel, Extraction, build_table, dag_cost
+from .extract import CostModel, Extraction, build_table, dag_cost, post_order
 from .termtable import Schema
 
 
@@ -94,28 +94,9 @@ def extract_ilp(g: EGraphArrays, schema: Schema, roots: Sequence[int], cost: Cos
     choice = np.full(g.n_classes, -1, np.int64)
     for n in picked[np.argsort(-costs[picked], kind="stable")]:  # cheapest wins per class
         choice[g.node_class[n]] = n
-    post = _post_order(g, choice, roots)
+    post = post_order(g.child_ptr.tolist(), g.children.tolist(), choice.tolist(), roots)
     total = dag_cost(g, choice, roots, costs)
     table = build_table(g, schema, choice, post, roots)
     return Extraction(table, choice, total, time.perf_counter() - start, [total],
                       optimal=res.status == 0)
 
-
-def _post_order(g: EGraphArrays, choice: np.ndarray, roots: Sequence[int]) -> list[int]:
-    """Reached classes, children first (the ILP's order constraints make this well defined)."""
-    done = np.zeros(g.n_classes, bool)
-    post: list[int] = []
-    for root in roots:
-        stack = [(root, False)]
-        while stack:
-            c, expanded = stack.pop()
-            if done[c]:
-                continue
-            if expanded:
-                done[c] = True
-                post.append(c)
-                continue
-            stack.append((c, True))
-            node = choice[c]
-            stack.extend((int(d), False) for d in g.children[g.child_ptr[node]:g.child_ptr[node + 1]])
-    return post
