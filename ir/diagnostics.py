@@ -43,12 +43,39 @@ def _render_one(d: Diagnostic, sources: dict[str, SourceFile] | None, show_sourc
     if pos is None:
         return f"{d.loc}: {d.severity}: {d.message}" if not _is_unknown(d.loc) else f"loc(unknown): {d.severity}: {d.message}"
     text = f"{pos.filename}:{pos.line}:{pos.col}: {d.severity}: {d.message}"
-    src = _source_for(d.loc, pos, sources)
-    if show_source and src is not None:
-        line = src.line_text(pos.line)
-        if line:
-            text += "\n" + line + "\n" + " " * (pos.col - 1) + "^"
+    src = _source_for(d.loc, pos, sources) if show_source else None
+    if src is not None:
+        text += _source_snippet(d.loc, pos, src)
     return text
+
+
+MAX_SOURCE_LINE = 1000
+"""Longer source lines are shown clipped to `CONTEXT` characters each side of the caret:
+a diagnostic in a 50 MB single-line file must not copy the whole line to stderr."""
+CONTEXT = 80
+
+
+def _source_snippet(loc: Location, pos: FileLineColLoc, src: SourceFile) -> str:
+    """'\n' + the source line (clipped around the caret if long) + '\n' + the caret line."""
+    if isinstance(loc, SourcePos):
+        # Slice the line out of the buffer around the offset: never split the whole file.
+        text = src.text
+        start = text.rfind("\n", 0, loc.offset) + 1
+        end = text.find("\n", loc.offset)
+        end = len(text) if end < 0 else end
+        column = loc.offset - start
+    else:
+        text = src.line_text(pos.line)
+        start, end, column = 0, len(text), pos.col - 1
+    if end - start <= MAX_SOURCE_LINE:
+        line = text[start:end]
+        return f"\n{line}\n{' ' * column}^" if line else ""
+    first = max(start, start + column - CONTEXT)
+    last = min(end, start + column + CONTEXT)
+    head = "..." if first > start else ""
+    tail = "..." if last < end else ""
+    caret = len(head) + start + column - first
+    return f"\n{head}{text[first:last]}{tail}\n{' ' * caret}^"
 
 
 def _is_unknown(loc: Location) -> bool:
