@@ -26,6 +26,8 @@ from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tf_types import CONTROL as EXEC_CONTROL
 from egraft.ir.dialects.tf_types import TOKEN
 from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.graphdef.convert_attrs import func_attr
+from egraft.ir.graphdef.messages import NameAttrList
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import derived_attrs
 from egraft.ir.location import NameLoc
@@ -52,6 +54,13 @@ def _version(module: Operation) -> A.DialectAttr:
     return A.DialectAttr("tf_type", f"version<{body}>")
 
 
+def _func_attr(attr: A.Attribute) -> A.Attribute:
+    """``@f`` (a call's ``f``, a branch) as the ``#tf_type.func<@f, {}>`` a node carries."""
+    if isinstance(attr, A.SymbolRefAttr) and not attr.nested:
+        return func_attr(NameAttrList(name=attr.root))
+    return attr
+
+
 class _Converter:
     def __init__(self) -> None:
         self.data: dict[Value, Value] = {}
@@ -59,6 +68,7 @@ class _Converter:
         self.wiring: list[tuple[Operation, list[Value], list[Value]]] = []
         self.taken: set[str] = set()
         self.counter = 0
+        self.arguments: set[Value] = set()  # a tfg.func's arguments (a tfg.graph has none)
 
     def name(self, op: Operation, kind: str) -> str:
         name = op.attr("_mlir_name")
@@ -73,7 +83,7 @@ class _Converter:
 
     def node(self, kind: str, source: Operation, data_types: list[T.Type],
              operand_types: list[T.Type]) -> Operation:
-        attrs = {k: v for k, v in source.all_attributes().items() if k not in _NOT_NODE_ATTRS}
+        attrs = {k: _func_attr(v) for k, v in source.all_attributes().items() if k not in _NOT_NODE_ATTRS}
         device = source.attr("device")
         if isinstance(device, A.StringAttr) and device.value:
             attrs["_mlir_device"] = device
@@ -143,8 +153,8 @@ class _Converter:
         seen = value
         while seen in self.data and self.data[seen] is not seen:
             nxt = self.data[seen]
-            if nxt.type is CONTROL or getattr(nxt, "owner", None) is not None and \
-                    nxt.owner.name.startswith("tfg."):  # type: ignore[attr-defined]
+            if nxt.type is CONTROL or nxt in self.arguments or isinstance(nxt, OpResult) and \
+                    nxt.owner.name.startswith("tfg."):
                 return nxt
             seen = nxt
         raise ConversionError("a value used in the graph is defined outside it")
@@ -281,39 +291,106 @@ def _drop_dangling_colocation(nodes: list[Operation]) -> None:
                 op.remove_attr("_class")
 
 
-def executor_to_tfg(module: Operation) -> Operation:
-    """A new module with one ``tfg.graph`` holding ``@main``'s executor graph.
+def _collect_names(func: Operation, conv: _Converter) -> None:
+    for nested in func.walk():
+        name = nested.attr("_mlir_name")
+        if isinstance(name, A.StringAttr) and isinstance(name.value, str):
+            conv.taken.add(name.value)
 
-    A ``@main`` of plain tf ops (what canonicalize leaves of a graph that was one
-    island, as TensorFlow's own canonicalization does) is read as that one island,
-    its ``return`` as the fetch."""
+
+def _body_nodes(func: Operation, conv: _Converter) -> tuple[list[Operation], list[Value]]:
+    """The nodes of a function's executor graph and what its fetch lists.  A body of
+    plain tf ops (what canonicalize leaves of a graph that was one island, as
+    TensorFlow's own canonicalization does) is read as that one island, its
+    ``return`` as the fetch."""
+    body = func.regions[0].blocks[0]
+    graphs = [op for op in body if op.name == "tf_executor.graph"]
+    if len(graphs) > 1:
+        raise ConversionError(f"expected one tf_executor.graph in @{func.attr('sym_name').value}, "  # type: ignore[union-attr]
+                              f"found {len(graphs)}")
+    if not graphs:
+        return conv.body(body, (), []), list(body.last.operands) if body.last is not None else []
+    nodes: list[Operation] = []
+    fetched: list[Value] = []
+    for op in graphs[0].regions[0].blocks[0]:
+        if op.name == "tf_executor.fetch":
+            fetched = list(op.operands)
+        else:
+            nodes += conv.convert(op)
+    return nodes, fetched
+
+
+def _dict_list(func: Operation, key: str, count: int) -> list[dict[str, A.Attribute]]:
+    array = func.attr(key)
+    items = [dict(d.entries) if isinstance(d, A.DictionaryAttr) else {} for d in array] \
+        if isinstance(array, A.ArrayAttr) else []
+    return (items + [{} for _ in range(count)])[:count]
+
+
+#: func.func attributes that are the tf_executor form's own (the rest go back to the tfg.func).
+_EXECUTOR_ONLY = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_visibility", "tfg.control_ret_attrs",
+                  "tf.signature.is_stateful")
+
+
+def library_function(func: Operation) -> Operation:
+    """A ``func.func`` other than @main as the ``tfg.func`` it came from
+    (:func:`egraft.passes.tfg_to_executor.library_function` is the inverse): each
+    argument gets its control token back, the fetch becomes ``return(data) [control]``.
+    Arguments and results keep their ``tfg.name`` (TF's own import has none: they are
+    named ``arg<i>``/``output<i>``); control results keep theirs while there are as many
+    as the function had, else take their node's name, as TF's exporter names them."""
+    name = func.attr("sym_name").value  # type: ignore[union-attr]
+    conv = _Converter()
+    _collect_names(func, conv)
+    block = Block()
+    arg_attrs: list[A.Attribute] = []
+    inputs: list[T.Type] = []
+    args = func.regions[0].blocks[0].args
+    for i, (arg, entries) in enumerate(zip(args, _dict_list(func, "arg_attrs", len(args)))):
+        conv.data[arg] = block.add_argument(arg.type)
+        conv.arguments.add(conv.data[arg])
+        block.add_argument(CONTROL)
+        entries.setdefault("tfg.name", A.StringAttr(f"arg{i}"))
+        arg_attrs += [A.DictionaryAttr(tuple(sorted(entries.items()))), A.DictionaryAttr(())]
+        inputs += [arg.type, CONTROL]
+    nodes, fetched = _body_nodes(func, conv)
+    conv.wire()
+    _uniquify(nodes, {})
+    data = [conv.resolve(v) for v in fetched if v.type is not EXEC_CONTROL]
+    controls = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
+    res_attrs = []
+    for i, entries in enumerate(_dict_list(func, "res_attrs", len(data))):
+        entries.setdefault("tfg.name", A.StringAttr(f"output{i}"))
+        res_attrs.append(A.DictionaryAttr(tuple(sorted(entries.items()))))
+    saved = func.attr("tfg.control_ret_attrs")
+    if not (isinstance(saved, A.ArrayAttr) and len(saved) == len(controls)):
+        saved = A.ArrayAttr(tuple(A.DictionaryAttr((("tfg.name", c.owner.attr("_mlir_name")),))  # type: ignore[attr-defined]
+                                  for c in controls))
+    block.extend(nodes)
+    block.append(Operation.create("tfg.return", [*data, *controls], attributes={"control_ret_attrs": saved}))
+    attrs = {k: v for k, v in func.all_attributes().items() if k not in _EXECUTOR_ONLY}
+    if func.attr("tf.signature.is_stateful") is not None:
+        attrs["is_stateful"] = A.UNIT
+    attrs.update(sym_name=A.StringAttr(name), arg_attrs=A.ArrayAttr(tuple(arg_attrs)),
+                 res_attrs=A.ArrayAttr(tuple(res_attrs)),
+                 function_type=A.TypeAttr(T.FunctionType(tuple(inputs), tuple(v.type for v in data))))
+    return Operation.create("tfg.func", attributes=attrs, regions=[Region(blocks=[block])])
+
+
+def executor_to_tfg(module: Operation) -> Operation:
+    """A new module with one ``tfg.graph`` holding ``@main``'s executor graph, and one
+    ``tfg.func`` per other function (the library)."""
     funcs = [op for op in module.walk() if op.name == "func.func"]
     mains = [f for f in funcs if f.attr("sym_name").value == "main"] or funcs  # type: ignore[union-attr]
     if len(mains) != 1:
         raise ConversionError(f"expected one func.func @main holding a tf_executor.graph, found {len(funcs)} "
                               f"functions")
     main = mains[0]
-    graphs = [op for op in main.walk() if op.name == "tf_executor.graph"]
-    if len(graphs) > 1:
-        raise ConversionError(f"expected one tf_executor.graph in @main, found {len(graphs)}")
     conv = _Converter()
-    for nested in main.walk():
-        name = nested.attr("_mlir_name")
-        if isinstance(name, A.StringAttr) and isinstance(name.value, str):
-            conv.taken.add(name.value)
+    _collect_names(main, conv)
     claimed = _feeds(main, conv)
-    nodes = list(claimed.values())
-    if graphs:
-        fetched: list[Value] = []
-        for op in graphs[0].regions[0].blocks[0]:
-            if op.name == "tf_executor.fetch":
-                fetched = list(op.operands)
-            else:
-                nodes += conv.convert(op)
-    else:
-        body = main.regions[0].blocks[0]
-        nodes += conv.body(body, (), [])
-        fetched = list(body.last.operands) if body.last is not None else []
+    nodes, fetched = _body_nodes(main, conv)
+    nodes = [*claimed.values(), *nodes]
     conv.wire()
     nodes += _name_outputs(main, fetched, nodes, conv, claimed)
     _uniquify(nodes, claimed)
@@ -321,4 +398,4 @@ def executor_to_tfg(module: Operation) -> Operation:
     graph = Operation.create("tfg.graph", attributes={"version": _version(module)},
                              regions=[Region(blocks=[Block()])])
     graph.regions[0].blocks[0].extend(nodes)
-    return make_module([graph])
+    return make_module([graph, *(library_function(f) for f in funcs if f is not main)])

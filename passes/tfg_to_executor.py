@@ -10,6 +10,9 @@ requested device becomes ``device``, as TF's ``tfe-legalize-tfg`` does; so
 :mod:`.executor_to_tfg` restores the graph exactly.  The fetches become the graph's
 results and the feeds ``@main``'s arguments (:func:`tfg_to_executor`); a graph nobody
 named outputs for fetches every node that nothing consumes, so no pass can find it dead.
+Library functions become ``func.func private`` with executor bodies of their own
+(:func:`library_function`), and function attributes without attributes of their own
+(``f`` of a call) symbol references, as in TF's import.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tf_types import CONTROL as EXEC_CONTROL
 from egraft.ir.dialects.tf_types import TOKEN
 from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.graphdef.convert_attrs import parse_func_attr
 from egraft.ir.graphdef.convert_types import ConversionError as GraphConversionError
 from egraft.ir.graphdef.convert_types import dtype_to_type, shape_dims
 from egraft.ir.graphdef.messages import DataType
@@ -52,10 +56,22 @@ def versions_attr(version: A.Attribute | None) -> A.DictionaryAttr:
 
 
 def _attrs(op: Operation) -> dict[str, A.Attribute]:
-    out = dict(op.all_attributes())
+    out = {key: _symbol_of(value) for key, value in op.all_attributes().items()}
     device = out.pop("_mlir_device", None)
     out["device"] = device if device is not None else A.StringAttr("")
     return out
+
+
+def _symbol_of(attr: A.Attribute) -> A.Attribute:
+    """``#tf_type.func<@f, {}>`` (a call's ``f``, a branch) as ``@f``, as TF's importer
+    writes it; a function attribute with attributes of its own stays as it is."""
+    if not (isinstance(attr, A.DialectAttr) and attr.dialect == "tf_type" and attr.mnemonic == "func"):
+        return attr
+    try:
+        name, attrs = parse_func_attr(attr)
+    except GraphConversionError:
+        return attr
+    return A.SymbolRefAttr(name) if not attrs.entries else attr
 
 
 def _data_types(op: Operation) -> list[T.Type]:
@@ -263,9 +279,6 @@ def tfg_to_executor(module: Operation, fetches: Sequence[str] | None = None, *,
     if len(graphs) != 1:
         raise ConversionError(f"expected one tfg.graph, found {len(graphs)}")
     funcs = [op for op in tops if op.name == "tfg.func"]
-    if funcs:
-        raise ConversionError(f"function library (@{funcs[0].attr('sym_name').value}, ...) is not converted "
-                              f"to tf_executor yet")
     nodes = list(graphs[0].regions[0].blocks[0])
     by_name = {name: op for op in nodes if (name := node_name(op)) is not None}
     if fetches is None and control_fetches is None:
@@ -289,20 +302,70 @@ def tfg_to_executor(module: Operation, fetches: Sequence[str] | None = None, *,
         if op in replaced:
             raise ConversionError(f"control output '{name}' is fed (an input), so it never runs")
         controls.append(conv.values[op.results[-1]])
+    signature = A.DictionaryAttr((("control_outputs", A.StringAttr(",".join(control_fetches))),
+                                  ("inputs", A.StringAttr(",".join(feed.tensor for feed in feeds))),
+                                  ("outputs", A.StringAttr(",".join(fetches)))))
+    main = _executor_function(entry, new_ops, fetched, controls, {"sym_name": A.StringAttr("main"),
+                                                                  "tf.entry_function": signature})
+    out = make_module([main, *(library_function(f) for f in funcs)])
+    out.attributes["tf.versions"] = versions_attr(graphs[0].attr("version"))
+    return out
+
+
+def _executor_function(entry: Block, ops: list[Operation], fetched: list[Value], controls: list[Value],
+                       attrs: dict[str, A.Attribute]) -> Operation:
+    """``func.func`` whose body ``entry`` gets a ``tf_executor.graph`` of ``ops``
+    (sorted) fetching ``fetched`` and ``controls``, and returns the fetched values."""
     body = Block()
-    body.extend(topological_order(new_ops))
+    body.extend(topological_order(ops))
     body.append(Operation.create("tf_executor.fetch", [*fetched, *controls]))
     graph = Operation.create("tf_executor.graph", (), [v.type for v in fetched], regions=[Region(blocks=[body])])
     entry.append(graph)
     entry.append(Operation.create("func.return", graph.results))
-    signature = A.DictionaryAttr((("control_outputs", A.StringAttr(",".join(control_fetches))),
-                                  ("inputs", A.StringAttr(",".join(feed.tensor for feed in feeds))),
-                                  ("outputs", A.StringAttr(",".join(fetches)))))
-    attrs = {"sym_name": A.StringAttr("main"),
-             "function_type": A.TypeAttr(T.FunctionType(tuple(a.type for a in entry.args),
-                                                        tuple(v.type for v in fetched))),
-             "tf.entry_function": signature}
-    main = Operation.create("func.func", attributes=attrs, regions=[Region(blocks=[entry])])
-    out = make_module([main])
-    out.attributes["tf.versions"] = versions_attr(graphs[0].attr("version"))
-    return out
+    attrs = {**attrs, "function_type": A.TypeAttr(T.FunctionType(tuple(a.type for a in entry.args),
+                                                                  tuple(v.type for v in fetched)))}
+    return Operation.create("func.func", attributes=attrs, regions=[Region(blocks=[entry])])
+
+
+#: tfg.func attributes the tf_executor form spells differently (the rest are carried over).
+_RESTRUCTURED = ("sym_name", "function_type", "arg_attrs", "res_attrs")
+
+
+def library_function(func: Operation) -> Operation:
+    """A library ``tfg.func`` as TF's importer writes one: ``func.func private`` with
+    the data arguments (their ``tfg.*`` attributes kept) and a ``tf_executor.graph``
+    fetching the returned values and control results.  The control arguments go: an
+    argument is there when the function starts, so waiting for it is no constraint.
+    The names of the control results ride along as ``tfg.control_ret_attrs``."""
+    name = func.attr("sym_name").value  # type: ignore[union-attr]
+    if func.attr("generic") is not None:
+        raise ConversionError(f"generic function @{name} (with type placeholders) has no tf_executor form")
+    block = func.regions[0].blocks[0]
+    data_args = [a for a in block.args if a.type is not CONTROL]
+    arg_attrs = func.attr("arg_attrs")
+    data_attrs = [d for d, a in zip(arg_attrs, block.args) if a.type is not CONTROL] \
+        if isinstance(arg_attrs, A.ArrayAttr) else []
+    entry = Block([a.type for a in data_args])
+    conv = _Converter()
+    for old, new in zip(data_args, entry.args):
+        conv.values[old] = new
+    conv.dropped.update(a for a in block.args if a.type is CONTROL)
+    ret = block.last
+    if ret is None or ret.name != "tfg.return":
+        raise ConversionError(f"function @{name} does not end in tfg.return")
+    new_ops = [new for op in block if op is not ret for new in conv.node(op)]
+    conv.wire()
+    fetched = [conv.values[v] for v in ret.operands if v.type is not CONTROL]
+    if any(v in conv.dropped for v in ret.operands):
+        raise ConversionError(f"function @{name} returns an argument's control token, which has no "
+                              f"tf_executor form")
+    controls = [conv.values[v] for v in ret.operands if v.type is CONTROL]
+    attrs = {k: v for k, v in func.all_attributes().items() if k not in _RESTRUCTURED}
+    attrs.update(sym_name=A.StringAttr(name), sym_visibility=A.StringAttr("private"))
+    if data_attrs:
+        attrs["arg_attrs"] = A.ArrayAttr(tuple(data_attrs))
+    if func.attr("res_attrs") is not None:
+        attrs["res_attrs"] = func.attr("res_attrs")  # type: ignore[assignment]
+    if ret.attr("control_ret_attrs") is not None:
+        attrs["tfg.control_ret_attrs"] = ret.attr("control_ret_attrs")  # type: ignore[assignment]
+    return _executor_function(entry, new_ops, fetched, controls, attrs)

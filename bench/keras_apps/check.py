@@ -15,6 +15,7 @@ Used by ``bench/keras_apps/run.py`` (all models) and ``tests/tfmodels_keras`` (a
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -101,12 +102,14 @@ def _differences(expected, actual) -> tuple[bool, float, float]:
     return same, max_abs, (max_abs / scale if scale else max_abs)
 
 
-def compare_in_tensorflow(original: Any, outputs: dict[str, Any], meta: dict,
+def compare_in_tensorflow(original: Any, outputs: dict[str, Path], meta: dict,
                           results: dict[str, PathResult]) -> None:
-    """Run ``original`` and each output GraphDef on :data:`SEEDS` and fill in the
+    """Run ``original`` and each output GraphDef file on :data:`SEEDS` and fill in the
     results' TensorFlow verdicts.  The original runs once per seed; each output is
-    imported, run and released before the next (a big model is in memory twice at most)."""
+    loaded, run and released before the next (a big model is in memory twice at most)."""
     import tf_side
+
+    from egraft.ir.graphdef import load_graphdef
 
     fetches = [f if ":" in f else f + ":0" for f in meta["outputs"]]
     logits = {f: tf_side.logits_of(original, f) for f in meta["outputs"]}
@@ -118,10 +121,11 @@ def compare_in_tensorflow(original: Any, outputs: dict[str, Any], meta: dict,
     finally:
         base.close()
     sensitive = any(not tf_side.agree(a, b)[0] for a, b in zip(expected[0], expected[1]))
-    for name, graph in outputs.items():
+    for name, path in outputs.items():
         result = results[name]
         result.input_sensitive = sensitive
         try:
+            graph = load_graphdef(path)
             runner = tf_side.Runner(graph)
         except Exception as err:  # noqa: BLE001 - TensorFlow refusing the GraphDef is a finding
             result.tf_error = f"import: {_last_frame(err)}"
@@ -155,14 +159,19 @@ def compare_in_tensorflow(original: Any, outputs: dict[str, Any], meta: dict,
 
 
 def check_model(pb: Path, meta: dict, paths: dict[str, str] = PATHS) -> list[PathResult]:
-    """Every path on the model in ``pb``, each checked in TensorFlow."""
-    from egraft.ir.graphdef import load_graphdef
+    """Every path on the model in ``pb``, each checked in TensorFlow.  The outputs wait
+    in temporary files, so a big model is not held once per path."""
+    from egraft.ir.graphdef import load_graphdef, save_graphdef
 
     graph = load_graphdef(pb)
-    results, outputs = {}, {}
-    for name, pipeline in paths.items():
-        results[name], out = run_path(graph, name, pipeline)
-        if out is not None:
-            outputs[name] = out
-    compare_in_tensorflow(graph, outputs, meta, results)
+    results: dict[str, PathResult] = {}
+    with tempfile.TemporaryDirectory(prefix="egraft-keras-") as tmp:
+        outputs: dict[str, Path] = {}
+        for name, pipeline in paths.items():
+            results[name], out = run_path(graph, name, pipeline)
+            if out is not None:
+                outputs[name] = Path(tmp) / f"{name}.pb"
+                save_graphdef(out, outputs[name])
+            del out
+        compare_in_tensorflow(graph, outputs, meta, results)
     return list(results.values())

@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,7 @@ def one(name: str, paths: list[str], max_mb: float) -> dict:
         return row
     results = check.check_model(files.pb, files.meta, {p: check.PATHS[p] for p in paths})
     row["paths"] = [attrs.asdict(r) | {"status": r.status} for r in results]
+    row["peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return row
 
 
@@ -75,12 +77,12 @@ def _num(x: float, digits: str = ".1e") -> str:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | nodes | params M | build s | path | result | nodes after | egraft CPU s (passes) | "
+    lines = ["| model | nodes | params M | build s | peak MB | path | result | nodes after | egraft CPU s (passes) | "
              "TF max abs | TF max rel | why not ok |",
-             "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---|"]
+             "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|"]
     for row in rows:
         head = (f"| {row['model']} | {row.get('nodes', '-')} | {_num(row.get('params', math.nan) / 1e6, '.1f')} | "
-                f"{_num(row.get('build_s', math.nan), '.1f')} |")
+                f"{_num(row.get('build_s', math.nan), '.1f')} | {row.get('peak_mb', '-')} |")
         if "paths" not in row:
             lines.append(f"{head} all | {'not run' if 'skipped' in row else 'FAILED'} | | | | | "
                          f"{row.get('skipped') or row.get('failed')} |")
