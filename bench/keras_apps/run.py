@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Every keras.applications model (and a BERT-style encoder) through egraft, checked by TensorFlow.
 
-    python bench/keras_apps/run.py [models...] [--max-mb 700] [--timeout 3600]
+    python bench/keras_apps/run.py [models...] [--max-params 150] [--timeout 3600]
 
 For each model of :mod:`zoo` (built on first use into the model cache): the identity
 round trip through the e-graph, ``canonicalize`` and island coarsening, each
@@ -11,10 +11,10 @@ to the original on 3 seeded feeds (:mod:`check`).  Each model runs in a child pr
 Prints one row per model and path, and writes ``bench/out/keras_apps.{json,md}``.
 Exit status 1 if any path failed or disagreed.
 
-Models whose GraphDef is over ``--max-mb`` are listed as not run: egraft holds a
-model several times over while converting it (about 5x the .pb), and TensorFlow
-twice more while comparing, which a shared 2-core machine cannot give the largest
-ConvNeXts.
+Models with more than ``--max-params`` million parameters are listed as not run:
+freezing holds the weights about ten times over (8 GB for ConvNeXtLarge's 198 M) and
+egraft about five times the .pb while converting, which a shared 24 GB machine cannot
+give the largest ConvNeXts.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ import check  # noqa: E402
 import zoo  # noqa: E402
 
 
-def one(name: str, paths: list[str], max_mb: float) -> dict:
+def one(name: str, paths: list[str], max_params: int) -> dict:
     """Build (or find) ``name`` and check it: a row of the table (runs in the child)."""
-    files = zoo.ensure([name])[name]
-    row = {"model": name, **{k: files.meta[k] for k in ("nodes", "params", "bytes", "build_s")}}
-    if files.meta["bytes"] > max_mb * 1e6:
-        row["skipped"] = f"{files.meta['bytes'] / 1e6:.0f} MB GraphDef over --max-mb {max_mb:g}"
+    files = zoo.ensure([name], max_params=max_params)[name]
+    row = {"model": name, **{k: files.meta.get(k) for k in ("nodes", "params", "bytes", "build_s")}}
+    if files.pb is None:
+        row["skipped"] = f"{files.meta['params'] / 1e6:.0f} M parameters, over --max-params {max_params / 1e6:g} M"
         return row
     results = check.check_model(files.pb, files.meta, {p: check.PATHS[p] for p in paths})
     row["paths"] = [attrs.asdict(r) | {"status": r.status} for r in results]
@@ -53,12 +53,12 @@ def one(name: str, paths: list[str], max_mb: float) -> dict:
     return row
 
 
-def run_child(name: str, paths: list[str], max_mb: float, timeout: float) -> dict:
+def run_child(name: str, paths: list[str], max_params: int, timeout: float) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "row.json"
         start = time.perf_counter()
         try:
-            proc = subprocess.run([sys.executable, __file__, "--one", name, str(out), ",".join(paths), str(max_mb)],
+            proc = subprocess.run([sys.executable, __file__, "--one", name, str(out), ",".join(paths), str(max_params)],
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"model": name, "failed": f"timed out after {timeout:.0f} s"}
@@ -81,8 +81,9 @@ def table(rows: list[dict]) -> str:
              "TF max abs | TF max rel | why not ok |",
              "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|"]
     for row in rows:
-        head = (f"| {row['model']} | {row.get('nodes', '-')} | {_num(row.get('params', math.nan) / 1e6, '.1f')} | "
-                f"{_num(row.get('build_s', math.nan), '.1f')} | {row.get('peak_mb', '-')} |")
+        params = row.get("params")
+        head = (f"| {row['model']} | {row.get('nodes') or '-'} | {_num(params and params / 1e6, '.1f')} | "
+                f"{_num(row.get('build_s'), '.1f')} | {row.get('peak_mb', '-')} |")
         if "paths" not in row:
             lines.append(f"{head} all | {'not run' if 'skipped' in row else 'FAILED'} | | | | | "
                          f"{row.get('skipped') or row.get('failed')} |")
@@ -99,13 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--one"]:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-        row = one(argv[1], argv[3].split(","), float(argv[4]))
+        row = one(argv[1], argv[3].split(","), int(argv[4]))
         Path(argv[2]).write_text(json.dumps(row, default=str))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("models", nargs="*", default=list(zoo.MODELS))
     ap.add_argument("--paths", default=",".join(check.PATHS), help=f"comma-separated, of {', '.join(check.PATHS)}")
-    ap.add_argument("--max-mb", type=float, default=700.0, help="skip GraphDefs larger than this (MB)")
+    ap.add_argument("--max-params", type=float, default=150.0,
+                    help="millions of parameters above which a model is not built or run")
     ap.add_argument("--timeout", type=float, default=3600.0, help="seconds per model (build + check)")
     args = ap.parse_args(argv)
     paths = args.paths.split(",")
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown models or paths: {unknown}")
     rows = []
     for name in args.models:
-        rows.append(run_child(name, paths, args.max_mb, args.timeout))
+        rows.append(run_child(name, paths, int(args.max_params * 1e6), args.timeout))
         print(table(rows[-1:]).splitlines()[-1] if "paths" not in rows[-1] else
               "\n".join(table(rows[-1:]).splitlines()[2:]), flush=True)
     text = (f"egraft paths {', '.join(paths)} (GraphDef -> tf_executor -> passes -> GraphDef, no fetch flags) on "

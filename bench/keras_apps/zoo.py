@@ -35,7 +35,7 @@ from typing import Sequence
 
 import attrs
 
-REVISION = 1  # bump when the models change, so caches made before are not reused
+REVISION = 2  # bump when the models change, so caches made before are not reused
 
 #: Keras application classes and their default input sizes (square, 3 channels).
 KERAS_APPLICATIONS: dict[str, int] = {
@@ -94,7 +94,10 @@ def cache_dir() -> Path:
 
 @attrs.frozen
 class ModelFiles:
-    pb: Path
+    """A built model (``pb`` and its sidecar), or one not built because it has more
+    parameters than the limit it was asked under (``pb`` None, ``meta["too_large"]``)."""
+
+    pb: Path | None
     meta: dict
 
     @property
@@ -102,29 +105,36 @@ class ModelFiles:
         return self.meta["name"]
 
 
-def _load(folder: Path, name: str) -> ModelFiles | None:
-    pb, meta = folder / f"{name}.pb", folder / f"{name}.json"
-    if not (pb.exists() and meta.exists()):
+def _load(folder: Path, name: str, max_params: int | None) -> ModelFiles | None:
+    pb, meta_path = folder / f"{name}.pb", folder / f"{name}.json"
+    if not meta_path.exists():
         return None
-    return ModelFiles(pb, json.loads(meta.read_text()))
+    meta = json.loads(meta_path.read_text())
+    if meta.get("too_large"):  # still too large under this limit, or to be built now
+        return ModelFiles(None, meta) if max_params is not None and meta["params"] > max_params else None
+    return ModelFiles(pb, meta) if pb.exists() else None
 
 
-def ensure(names: Sequence[str], folder: Path | None = None, timeout: float = 1800) -> dict[str, ModelFiles]:
+def ensure(names: Sequence[str], folder: Path | None = None, max_params: int | None = None,
+           timeout: float = 1800) -> dict[str, ModelFiles]:
     """The cached files of ``names``, building the missing ones (in one child process).
+    A model with more than ``max_params`` parameters is not frozen (freezing holds the
+    weights about ten times over: 8 GB for ConvNeXtLarge's 198 M); its files say so.
     A failed build raises RuntimeError with the builder's last output lines."""
     folder = folder or cache_dir()
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         raise ValueError(f"unknown models {unknown}; see python bench/keras_apps/zoo.py --list")
-    missing = [name for name in names if _load(folder, name) is None]
+    missing = [name for name in names if _load(folder, name, max_params) is None]
     if missing:  # one process builds them all: TensorFlow's import (~5-15 s) is paid once
-        proc = subprocess.run([sys.executable, __file__, "--build", str(folder), *missing],
+        limit = [] if max_params is None else ["--max-params", str(max_params)]
+        proc = subprocess.run([sys.executable, __file__, "--build", str(folder), *limit, *missing],
                               capture_output=True, text=True, timeout=timeout * len(missing))
-        failed = [name for name in missing if _load(folder, name) is None]
+        failed = [name for name in missing if _load(folder, name, max_params) is None]
         if proc.returncode or failed:
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             raise RuntimeError(f"building {', '.join(failed or missing)} failed (exit {proc.returncode}):\n{tail}")
-    return {name: _load(folder, name) for name in names}  # type: ignore[misc]
+    return {name: _load(folder, name, max_params) for name in names}  # type: ignore[misc]
 
 
 # ------------------------------------------------------------------ building (in the child process)
@@ -164,13 +174,21 @@ def _frozen(model, specs: list) -> tuple:
     return frozen.graph.as_graph_def(), feeds, fetches
 
 
-def _keras_application(name: str) -> tuple:
+class TooLarge(Exception):
+    def __init__(self, params: int) -> None:
+        super().__init__(f"{params} parameters")
+        self.params = params
+
+
+def _keras_application(name: str, max_params: int | None) -> tuple:
     import keras
     import tensorflow as tf
 
     size = KERAS_APPLICATIONS[name]
     shape = (size, size, 3)
     model = getattr(keras.applications, name)(weights=None, input_shape=shape)
+    if max_params is not None and model.count_params() > max_params:
+        raise TooLarge(model.count_params())
     norms = _calibrate_batchnorm(model, shape)
     graph, feeds, fetches = _frozen(model, [tf.TensorSpec((1, *shape), tf.float32, name="input")])
     return graph, feeds, fetches, model.count_params(), {"input_size": size, "batchnorms": norms}
@@ -205,40 +223,55 @@ def _encoder(spec: Encoder) -> tuple:
                                                           "seq": spec.seq, "heads": spec.heads}
 
 
-def build_one(name: str, folder: Path) -> None:
-    """Build ``name`` into ``folder`` (written atomically: a killed build leaves nothing)."""
+def _write(path: Path, payload: bytes) -> None:
+    """Atomically: a killed build leaves nothing half-written."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(payload)
+    tmp.replace(path)
+
+
+def build_one(name: str, folder: Path, max_params: int | None = None) -> None:
+    """Build ``name`` into ``folder``; over ``max_params`` only the sidecar, saying so."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import keras
     import tensorflow as tf
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     keras.utils.set_random_seed(0)
-    graph, feeds, fetches, params, extra = _encoder(ENCODERS[name]) if name in ENCODERS \
-        else _keras_application(name)
-    data = graph.SerializeToString(deterministic=True)
-    seconds = time.perf_counter() - start
-    meta = {"name": name, "pb": f"{name}.pb", "bytes": len(data), "nodes": len(graph.node), "params": params,
-            "inputs": feeds, "outputs": fetches, "build_s": round(seconds, 2), "cpu_s": round(time.process_time(), 2),
-            "tensorflow": tf.__version__, "keras": keras.__version__, **extra}
     folder.mkdir(parents=True, exist_ok=True)
-    for suffix, payload in ((".pb", data), (".json", json.dumps(meta, indent=1).encode())):
-        tmp = folder / f".{name}{suffix}.tmp"
-        tmp.write_bytes(payload)
-        tmp.replace(folder / f"{name}{suffix}")
+    versions = {"tensorflow": tf.__version__, "keras": keras.__version__}
+    try:
+        graph, feeds, fetches, params, extra = _encoder(ENCODERS[name]) if name in ENCODERS \
+            else _keras_application(name, max_params)
+    except TooLarge as big:
+        _write(folder / f"{name}.json", json.dumps({"name": name, "params": big.params, "too_large": True,
+                                                    **versions}, indent=1).encode())
+        keras.backend.clear_session()
+        return
+    data = graph.SerializeToString(deterministic=True)
+    meta = {"name": name, "pb": f"{name}.pb", "bytes": len(data), "nodes": len(graph.node), "params": params,
+            "inputs": feeds, "outputs": fetches, "build_s": round(time.perf_counter() - start, 2),
+            "build_cpu_s": round(time.process_time() - cpu, 2), **versions, **extra}
+    _write(folder / f"{name}.pb", data)
+    _write(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
+    keras.backend.clear_session()
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--build"]:
-        for name in argv[2:]:
-            build_one(name, Path(argv[1]))
+        folder, names, limit = Path(argv[1]), argv[2:], None
+        if names[:1] == ["--max-params"]:
+            limit, names = int(names[1]), names[2:]
+        for name in names:
+            build_one(name, folder, limit)
         return 0
     if argv[:1] == ["--list"]:
         print("\n".join(MODELS))
         return 0
     for name, files in ensure(argv or list(MODELS)).items():
         m = files.meta
-        print(f"{name:20} {m['nodes']:6} nodes {m['params'] / 1e6:7.1f} M params  built in {m['build_s']:6.1f} s  "
-              f"{files.pb}")
+        print(f"{name:20} {m['nodes']:6} nodes {m['params'] / 1e6:7.1f} M params  built in {m['build_s']:6.1f} s "
+              f"({m['build_cpu_s']:.1f} s CPU)  {files.pb}")
     return 0
 
 
