@@ -20,6 +20,11 @@ _VERBATIM_KEYWORDS = ("opaque", "sparse", "strided", "distinct", "dense_array")
 _TYPED_VERBATIM = ("opaque", "sparse")
 # A parenthesized dimension list as 2019's bare affine maps and sets begin with it.
 _RAW_AFFINE = re.compile(r"\(\s*(?:d\d+\s*(?:,\s*d\d+\s*)*)?\)\s*(?:\[[^\]]*\]\s*)?(?:->|:)")
+# `() ->` begins a function type today, and began a dimensionless map in 2019.
+_EMPTY_ARROW = re.compile(r"\(\s*\)\s*->")
+# A dense literal's hex string (lower-case digits are accepted, upper-case stored).
+_HEX_LITERAL = re.compile(r'"0x([0-9A-Fa-f]*+)"')
+_HEX_LOWER = re.compile(r"[a-f]")
 
 
 def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
@@ -38,10 +43,14 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
         p.pos += 1
         if p.parse_optional_punct("]"):
             return A.ArrayAttr(())
-        items = [parse_attribute(p)]
-        while p.parse_optional_punct(","):
-            items.append(parse_attribute(p))
-        p.parse_punct("]", "in attribute list")
+        p.enter(pos)
+        try:
+            items = [parse_attribute(p)]
+            while p.parse_optional_punct(","):
+                items.append(parse_attribute(p))
+            p.parse_punct("]", "in attribute list")
+        finally:
+            p.depth -= 1
         return A.ArrayAttr(tuple(items))
     if c == "{":
         return A.DictionaryAttr(tuple(p.parse_attr_dict().items()))
@@ -55,6 +64,10 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
     if c == "-" or c.isdigit():
         return _parse_number_attr(p, type)
     if c == "(" and _RAW_AFFINE.match(text, pos):
+        if _EMPTY_ARROW.match(text, pos):
+            fn = _optional_function_type(p)
+            if fn is not None:
+                return A.TypeAttr(fn)
         return _parse_raw_affine(p)
     m = _KEYWORD.match(text, pos)
     if m is not None:
@@ -67,7 +80,7 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
             return A.UNIT
         if kw == "dense" and text.startswith("<", m.end()):
             p.pos = m.end()
-            return _parse_dense(p, type)
+            return _parse_dense(p, type, pos)
         if kw == "dense_resource" and text.startswith("<", m.end()):
             p.pos = m.end() + 1
             handle = p.parse_bare_id("resource handle")
@@ -103,6 +116,53 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
     if t is None:
         raise p.error("expected attribute value")
     return A.TypeAttr(t)
+
+
+def _optional_function_type(p: "Parser") -> T.FunctionType | None:
+    """A function type in attribute position (`{t = () -> ()}`: a TypeAttr
+    for MLIR today), or None, with nothing consumed, for text that only a
+    2019 bare affine map reads (`() -> (0)`)."""
+    from .diagnostics import DiagnosticError
+
+    start = p.pos
+    try:
+        t = p.parse_type()
+    except DiagnosticError:
+        p.pos = start
+        return None
+    return t if isinstance(t, T.FunctionType) else None
+
+
+def fit_integer(magnitude: int, negative: bool, type: T.Type) -> int | None:
+    """The value MLIR keeps for the integer literal `-magnitude` (`negative`)
+    or `magnitude` of an integer or index `type`, or None if it is out of
+    the type's range (MLIR's `buildAttributeAPInt`).
+
+    A literal may use the type's bits as unsigned or as two's complement
+    (`255 : i8` and `-128 : i8` are both fine, `256 : i8` is not); signed and
+    index types take only their signed range.  Signless values are kept as
+    MLIR prints them, two's complement (`255 : i8` is `-1 : i8`), i1 as 0 or
+    1, unsigned ones as the magnitude.  (A negative literal of an unsigned
+    type is the caller's error, with its own message.)"""
+    width = 64 if isinstance(type, T.IndexType) else type.width  # type: ignore[attr-defined]
+    if magnitude >> width:
+        return None
+    if width == 0:
+        return None if negative else 0
+    sign_bit = 1 << (width - 1)
+    if negative:
+        if not 1 <= magnitude <= sign_bit:  # -0 too, as MLIR: its negation has no sign bit
+            return None
+        value = -magnitude
+    else:
+        if magnitude & sign_bit and (isinstance(type, T.IndexType) or type.signedness == "s"):  # type: ignore[attr-defined]
+            return None
+        value = magnitude
+    if isinstance(type, T.IndexType) or type.signedness == "u":  # type: ignore[attr-defined]
+        return value
+    if width == 1:
+        return value & 1
+    return value - (1 << width) if value >= sign_bit else value
 
 
 def int_literal(text: str) -> int:
@@ -182,27 +242,42 @@ def _parse_number_attr(p: "Parser", type: T.Type | None) -> A.Attribute:
         raise p.error("floating point value not valid for specified type", start)
     if not isinstance(type, (T.IntegerType, T.IndexType)):
         raise p.error("integer literal not valid for specified type", start)
-    return A.IntegerAttr(int_literal(literal), type)
+    negative = literal.startswith("-")
+    digits = start + 1 if negative else start  # MLIR locates these at the digits
+    if negative and getattr(type, "signedness", "") == "u":
+        raise p.error("negative integer literal not valid for unsigned integer type", digits)
+    value = fit_integer(abs(int_literal(literal)), negative, type)
+    if value is None:
+        raise p.error("integer constant out of range for attribute", digits)
+    return A.IntegerAttr(value, type)
 
 
-def _parse_element(p: "Parser", et: T.Type) -> Any:
-    """One element literal of a dense attribute, as a Python scalar."""
+def _parse_element(p: "Parser", et: T.Type, in_array: bool = False) -> Any:
+    """One element literal of a dense attribute (of an `array<...>` if
+    `in_array`, whose range error MLIR words and locates differently), as a
+    Python scalar."""
     p.skip_ws()
     text = p.text
     if text.startswith("(", p.pos):
-        p.pos += 1
-        inner = et.element_type if isinstance(et, T.ComplexType) else et
-        re_ = _parse_element(p, inner)
-        p.parse_punct(",")
-        im = _parse_element(p, inner)
-        p.parse_punct(")")
+        p.enter(p.pos)
+        try:
+            p.pos += 1
+            inner = et.element_type if isinstance(et, T.ComplexType) else et
+            re_ = _parse_element(p, inner)
+            p.parse_punct(",")
+            im = _parse_element(p, inner)
+            p.parse_punct(")")
+        finally:
+            p.depth -= 1
         return (re_, im)
     if text.startswith('"', p.pos):
         return p.parse_optional_string()
-    if p.parse_optional_keyword("true"):
-        return True if et is T.i1 else 1
-    if p.parse_optional_keyword("false"):
-        return False if et is T.i1 else 0
+    bool_pos = p.pos
+    if p.parse_optional_keyword("true") or p.parse_optional_keyword("false"):
+        if isinstance(et, (T.IntegerType, T.IndexType)) and et is not T.i1:
+            raise p.error("expected i1 type for 'true' or 'false' values", bool_pos)
+        value = text.startswith("t", bool_pos)
+        return value if et is T.i1 else int(value)
     m = _NUMBER.match(text, p.pos)
     if m is None:
         raise p.error("expected element literal of primitive type")
@@ -215,7 +290,17 @@ def _parse_element(p: "Parser", et: T.Type) -> Any:
         return round_to(float(lit), base.name)
     if any(ch in lit for ch in ".eE") and not lit.lstrip("-").startswith("0x"):
         raise p.error("expected integer elements, but parsed floating-point", m.start())
-    value = int_literal(lit)
+    if not isinstance(base, (T.IntegerType, T.IndexType)):
+        return int_literal(lit)
+    negative = lit.startswith("-")
+    digits = m.start() + 1 if negative else m.start()
+    if negative and base.signedness == "u":  # type: ignore[union-attr]
+        raise p.error("expected unsigned integer elements, but parsed negative value", digits)
+    value = fit_integer(abs(int_literal(lit)), negative, base)
+    if value is None:
+        if in_array:
+            raise p.error("integer constant out of range", m.end())
+        raise p.error("integer constant out of range for type", digits)
     return bool(value) if et is T.i1 else value
 
 
@@ -226,12 +311,16 @@ def _parse_nested(p: "Parser", et: T.Type, out: list, shape: list[int], depth: i
             shape.append(-1)
         count = 0
         if not p.parse_optional_punct("]"):
-            while True:
-                _parse_nested(p, et, out, shape, depth + 1)
-                count += 1
-                if p.parse_optional_punct("]"):
-                    break
-                p.parse_punct(",")
+            p.enter(p.pos - 1)
+            try:
+                while True:
+                    _parse_nested(p, et, out, shape, depth + 1)
+                    count += 1
+                    if p.parse_optional_punct("]"):
+                        break
+                    p.parse_punct(",")
+            finally:
+                p.depth -= 1
         if shape[depth] == -1:
             shape[depth] = count
         elif shape[depth] != count:
@@ -240,28 +329,87 @@ def _parse_nested(p: "Parser", et: T.Type, out: list, shape: list[int], depth: i
     out.append(_parse_element(p, et))
 
 
-def _parse_dense(p: "Parser", type: T.Type | None) -> A.Attribute:
+def _dense_type(p: "Parser", type: T.Type | None, attr_pos: int) -> T.ShapedType:
+    """The type after a dense literal (or the one the context gives)."""
+    shaped = _trailing_type(p, type)
+    if not isinstance(shaped, T.ShapedType):
+        raise p.error("elements literal must be a shaped type", attr_pos)
+    if not shaped.has_static_shape:
+        raise p.error("elements literal type must have static shape", attr_pos)
+    return shaped
+
+
+def _storage_bits(t: T.Type) -> int | None:
+    """Bits MLIR stores a dense element of type `t` in (bytes, except i1);
+    None for element types a hex literal cannot hold."""
+    if isinstance(t, T.IndexType):
+        return 64
+    if isinstance(t, T.IntegerType):
+        return 1 if t.width == 1 else (t.width + 7) // 8 * 8
+    if isinstance(t, T.FloatType):
+        return (t.width + 7) // 8 * 8
+    if isinstance(t, T.ComplexType):
+        inner = _storage_bits(t.element_type)
+        return None if inner is None else 2 * inner
+    return None
+
+
+def _hex_size_ok(digits: int, first_byte: str, shaped: T.ShapedType) -> bool:
+    """Whether `digits` hex digits are one element (a splat) or all of them,
+    as MLIR's `isValidRawBuffer` decides; i1 elements are bit-packed, and a
+    single byte of 00 or FF is an i1 splat."""
+    bits = _storage_bits(shaped.element_type)
+    count = shaped.num_elements
+    raw = digits * 4
+    if bits == 1:
+        return (raw == 8 and first_byte.upper() in ("00", "FF")) or raw == (count + 7) // 8 * 8
+    return raw == bits or raw == bits * count  # type: ignore[operator]
+
+
+def _parse_dense_string(p: "Parser", type: T.Type | None, attr_pos: int) -> A.Attribute:
+    """`dense<"...">`: the raw data of numeric elements in hex, or one string
+    element (a splat) of any other element type.  The hex digits are sliced
+    out of the text once, never copied digit by digit: weights are megabytes."""
+    text = p.text
+    str_pos = p.pos
+    hex_m = _HEX_LITERAL.match(text, str_pos)
+    if hex_m is not None:
+        p.pos = hex_m.end()
+        value: str | bytes | None = None
+    else:
+        value = p.parse_optional_string()
+    p.parse_punct(">")
+    shaped = _dense_type(p, type, attr_pos)
+    if _storage_bits(shaped.element_type) is None:  # one string element
+        body = value if hex_m is None else text[hex_m.start() + 1:hex_m.end() - 1]
+        return A.DenseElementsAttr(shaped, body)  # type: ignore[arg-type]
+    if hex_m is None or (hex_m.end(1) - hex_m.start(1)) % 2:
+        raise p.error("expected string containing hex digits starting with `0x`", str_pos)
+    start, end = hex_m.span(1)
+    if not _hex_size_ok(end - start, text[start:start + 2], shaped):
+        raise p.error(f"elements hex data size is invalid for provided type: '{shaped}'", attr_pos)
+    data = text[start - 2:end]
+    if _HEX_LOWER.search(text, start, end):
+        data = "0x" + data[2:].upper()
+    return A.DenseElementsAttr(shaped, data)  # type: ignore[arg-type]
+
+
+def _parse_dense(p: "Parser", type: T.Type | None, attr_pos: int) -> A.Attribute:
     p.parse_punct("<")
     start = p.pos
     p.skip_ws()
     if p.parse_optional_punct(">"):
-        shaped = _trailing_type(p, type)
+        shaped = _dense_type(p, type, attr_pos)
         return A.DenseElementsAttr(shaped, ())  # type: ignore[arg-type]
     text = p.text
-    hex_m = re.compile(r'"(0x[0-9A-Fa-f]*)"').match(text, p.pos)
-    if hex_m is not None:
-        p.pos = hex_m.end()
-        p.parse_punct(">")
-        shaped = _trailing_type(p, type)
-        return A.DenseElementsAttr(shaped, hex_m.group(1).upper().replace("0X", "0x"))  # type: ignore[arg-type]
+    if text.startswith('"', p.pos):
+        return _parse_dense_string(p, type, attr_pos)
     # Elements are parsed once the type is known: find it first.
     body_start = p.pos
     p.pos = start - 1
     p.balanced_text()
     body_end = p.pos - 1
-    shaped = _trailing_type(p, type)
-    if not isinstance(shaped, T.ShapedType):
-        raise p.error("elements literal must be a shaped type")
+    shaped = _dense_type(p, type, attr_pos)
     after = p.pos
     p.pos = body_start
     et = shaped.element_type
@@ -285,9 +433,9 @@ def _parse_dense_array(p: "Parser") -> A.Attribute:
     et = p.parse_type()
     values: list = []
     if p.parse_optional_punct(":"):
-        values.append(_parse_element(p, et))
+        values.append(_parse_element(p, et, in_array=True))
         while p.parse_optional_punct(","):
-            values.append(_parse_element(p, et))
+            values.append(_parse_element(p, et, in_array=True))
     p.parse_punct(">")
     return A.DenseArrayAttr(et, tuple(values))
 

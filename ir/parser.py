@@ -27,57 +27,93 @@ from .location import (UNKNOWN, CallSiteLoc, FileLineColLoc, FusedLoc, Location,
 from .opdef import Traits
 from .registry import REGISTRY
 from .attr_parser import int_literal
+from .deep import MAX_NESTING
 
-_WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+# Patterns that may run over long text (string and hex literals of megabytes,
+# functions of thousands of arguments) are written so that the regex engine
+# keeps no backtracking state per character: a run of one character class
+# (`[^"\\\n]*+`) costs nothing, whereas an alternation repeated per character
+# (`(?:[^"\\]|\\.)*`) saved a backtracking point for every character, about
+# 200 bytes each (a 20 MB weight took 4 GB to parse).  Possessive quantifiers
+# (`*+`) drop that state where no backtracking is ever needed.
+_WS = re.compile(r"(?:[ \t\r\n]++|//[^\n]*+)*+")
 _BARE_ID = re.compile(r"[A-Za-z_][\w$.]*")
 _OP_NAME = re.compile(r"[A-Za-z_][\w$.]*(?:\.[A-Za-z_][\w$.]*)*")
 _SSA_ID = re.compile(r"%([\w$.\-]+)(?:#(\d+))?")
 _RESULT_ID = re.compile(r"%([\w$.\-]+)(?::(\d+))?")
 _BLOCK_ID = re.compile(r"\^([\w$.\-]+)")
-_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+# The body of a string literal: runs of plain characters between escapes.
+_STRING_BODY = r'[^"\\\n]*+(?:\\.[^"\\\n]*+)*+'
+_STRING = re.compile(r'"(' + _STRING_BODY + r')"')
 _INTEGER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|\d+)")
 _NUMBER = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|(?:\d+\.\d*|\d+)(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)")
-_SYMBOL = re.compile(r'@(?:([A-Za-z_][\w$.\-]*)|"((?:[^"\\]|\\.)*)")')
-_SIMPLE_TYPE = re.compile(r"(?:[su]?i[1-9]\d*|index|none|"
+_SYMBOL = re.compile(r'@(?:([A-Za-z_][\w$.\-]*)|"([^"\\]*+(?:\\.[^"\\]*+)*+)")')
+_SIMPLE_TYPE = re.compile(r"(?:[su]?i\d+|index|none|"
                           + "|".join(sorted(T.FLOAT_WIDTHS, key=len, reverse=True)) + r")(?![\w$.])")
 # A shaped/dialect type without nested angle brackets; its text is a cache key.
-_FLAT_TYPE = re.compile(r"(?:tensor|memref|vector|complex|tuple|![\w.$]+)<[^<>{}\"()]*>|![\w.$]+(?![\w.$<])")
-# A function type whose element types nest angle brackets at most one level.
-_FLAT_FN_TYPE = re.compile(
-    r"\((?:[^()<>{}\"]|<[^<>{}\"]*>)*\)[ \t]*->[ \t]*"
-    r"(?:\((?:[^()<>{}\"]|<[^<>{}\"]*>)*\)|[\w.!]+(?:<[^<>{}\"()]*>)?)")
+_FLAT_TYPE = re.compile(r"(?:tensor|memref|vector|complex|tuple|![\w.$]+)<[^<>{}\"()]*+>|![\w.$]+(?![\w.$<])")
+# A parenthesized type list whose types nest angle brackets at most one level.
+_FLAT_TYPE_LIST = r'\([^()<>{}"]*+(?:<[^<>{}"]*+>[^()<>{}"]*+)*+\)'
+# A function type made of such lists (or a single result without nested brackets).
+_FLAT_FN_TEXT = _FLAT_TYPE_LIST + r'[ \t]*->[ \t]*(?:' + _FLAT_TYPE_LIST + r'|[\w.!]+(?:<[^<>{}"()]*+>)?)'
+_FLAT_FN_TYPE = re.compile(_FLAT_FN_TEXT)
 # A dictionary without nested braces (strings allowed): cacheable when short.
-_FLAT_DICT = re.compile(r'\{(?:[^{}"]|"(?:[^"\\\n]|\\.)*")*\}')
-_FLAT_DICT_TEXT = r'\{(?:[^{}"]|"(?:[^"\\\n]|\\.)*")*\}'
+_FLAT_DICT_TEXT = r'\{[^{}"]*+(?:"' + _STRING_BODY + r'"[^{}"]*+)*+\}'
+_FLAT_DICT = re.compile(_FLAT_DICT_TEXT)
 # The whole of a region-free, successor-free generic op after its results:
 # name, operand list, properties, attributes and a flat function type.  Ops
 # matching it (nearly all of a large module) skip the general path.
 _GENERIC_FAST = re.compile(
-    r'"([^"\\\n]+)"\((?:[ \t]*)((?:%[\w$.\-]+(?:#\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?:#\d+)?)*)?)[ \t]*\)'
+    r'"([^"\\\n]+)"\((?:[ \t]*)((?:%[\w$.\-]+(?:#\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?:#\d+)?)*+)?)[ \t]*\)'
     r'(?:[ \t]*<(' + _FLAT_DICT_TEXT + r')>)?'
     r'(?:[ \t]*(' + _FLAT_DICT_TEXT + r'))?'
-    r'[ \t]*:[ \t]*(\((?:[^()<>{}"]|<[^<>{}"]*>)*\)[ \t]*->[ \t]*'
-    r'(?:\((?:[^()<>{}"]|<[^<>{}"]*>)*\)|[\w.!]+(?:<[^<>{}"()]*>)?))')
-_RESULT_DEFINITION = re.compile(r"%[\w$.\-]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?::\d+)?)*[ \t]*=(?!=)")
+    r'[ \t]*:[ \t]*(' + _FLAT_FN_TEXT + r')')
+_RESULT_DEFINITION = re.compile(r"%[\w$.\-]+(?::\d+)?(?:[ \t]*,[ \t]*%[\w$.\-]+(?::\d+)?)*+[ \t]*=(?!=)")
 _SINGLE_RESULT = re.compile(r"%([\w$.\-]+)[ \t]*=[ \t]*")
 _DIM_LIST = re.compile(r"((?:(?:\d+|\?|\[\d+\])x)*)")
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))")
 _FLAT_CACHE_LIMIT = 256
 
 _SIMPLE_TYPES: dict[str, T.Type] = {"index": T.index, "none": T.none}
+MAX_INT_WIDTH = (1 << 24) - 1
+"""MLIR's limit on an integer type's width (IntegerType::kMaxWidth)."""
+_DIM_MAX = (1 << 63) - 1
 
 
-def _simple_type(text: str) -> T.Type:
+def _simple_type(text: str) -> T.Type | None:
+    """The type a `_SIMPLE_TYPE` token names; None for an integer type wider
+    than MLIR allows (valid types are cached by their text)."""
     t = _SIMPLE_TYPES.get(text)
     if t is None:
         if text in T.FLOAT_WIDTHS:
             t = T.FloatType(text)
-        elif text[0] == "i":
-            t = T.IntegerType(int(text[1:]))
         else:
-            t = T.IntegerType(int(text[2:]), text[0])
+            signedness = "" if text[0] == "i" else text[0]
+            width = int(text[1 if not signedness else 2:])
+            if width > MAX_INT_WIDTH:
+                return None
+            t = T.IntegerType(width, signedness)
         _SIMPLE_TYPES[text] = t
     return t
+
+
+# Element types MLIR's builtin shaped types refuse (dialect types are taken
+# on trust: whether they implement the element type interfaces is unknown here).
+_NOT_TENSOR_ELEMENT = (T.RankedTensorType, T.UnrankedTensorType, T.MemRefType, T.UnrankedMemRefType,
+                       T.TupleType, T.NoneType, T.FunctionType)
+_MEMREF_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.ComplexType, T.VectorType, T.MemRefType,
+                   T.UnrankedMemRefType, T.DialectType)
+_VECTOR_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.DialectType)
+
+
+def _check_element_type(p: "Parser", kind: str, elt: T.Type, start: int, elt_pos: int) -> None:
+    """MLIR's element type checks of tensor, memref and vector types."""
+    if kind == "tensor" and isinstance(elt, _NOT_TENSOR_ELEMENT):
+        raise p.error("invalid tensor element type", elt_pos)
+    if kind == "memref" and not isinstance(elt, _MEMREF_ELEMENT):
+        raise p.error("invalid memref element type", elt_pos)
+    if kind == "vector" and not isinstance(elt, _VECTOR_ELEMENT):
+        raise p.error("failed to verify 'elementType': VectorElementTypeInterface instance", start)
 
 
 def unescape(body: str) -> str | bytes:
@@ -101,12 +137,13 @@ def unescape(body: str) -> str | bytes:
 
 
 class _Scope:
-    """SSA names visible in a region; `isolated` hides the scopes below it."""
+    """The SSA names a region defines (their values live in the parser's
+    `_visible` table) and its block labels; `isolated` hides the scopes below it."""
 
-    __slots__ = ("values", "isolated", "blocks", "forward_blocks")
+    __slots__ = ("names", "isolated", "blocks", "forward_blocks")
 
     def __init__(self, isolated: bool) -> None:
-        self.values: dict[str, tuple[Value, ...]] = {}
+        self.names: list[str] = []
         self.isolated = isolated
         self.blocks: dict[str, Block] = {}
         self.forward_blocks: dict[str, tuple[Block, int]] = {}
@@ -132,6 +169,16 @@ class Parser:
         self.loc_aliases: dict[str, Location] = {}
         self.pending_loc_aliases: list[tuple[Operation | BlockArgument, str, int]] = []
         self.scopes: list[_Scope] = []
+        # Every visible SSA name -> (index of its scope, its values, the entry it
+        # shadows).  One table instead of a dictionary per scope makes a lookup
+        # O(1) however deep the regions nest (a scope walk made 10k nested
+        # loops quadratic); `_floor` is the index of the innermost isolated scope.
+        self._visible: dict[str, tuple[int, tuple[Value, ...], Any]] = {}
+        self._floors: list[int] = []
+        self._floor = 0
+        # How deeply regions, attributes, types, locations and affine
+        # expressions nest at the current position (see `enter`).
+        self.depth = 0
         self.forward_refs: list[dict[str, tuple[list[Value], int]]] = []
         self.default_dialects: list[str | None] = []
         self.metadata_text: str | None = None
@@ -159,6 +206,17 @@ class Parser:
             self.skip_ws()
             pos = self.pos
         return DiagnosticError(Diagnostic("error", message, self.loc_at(pos)))
+
+    def enter(self, pos: int) -> None:
+        """Count one more level of nesting (region, attribute, type, location
+        or affine expression) starting at `pos`; the caller undoes it with
+        `self.depth -= 1` once the construct is read.  Input nested deeper
+        than `MAX_NESTING` is reported here, at the construct that goes too
+        deep, rather than by the stack (see `ir/deep.py`)."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"nesting too deep: more than {MAX_NESTING} nested regions, attributes, "
+                             f"types, locations or expressions", pos)
 
     # ================================================================ tokens
 
@@ -350,12 +408,9 @@ class Parser:
         return _RESULT_DEFINITION.match(self.text, at) is not None
 
     def lookup_value(self, name: str) -> tuple[Value, ...] | None:
-        for scope in reversed(self.scopes):
-            vals = scope.values.get(name)
-            if vals is not None:
-                return vals
-            if scope.isolated:
-                return None
+        entry = self._visible.get(name)
+        if entry is not None and entry[0] >= self._floor:
+            return entry[1]
         return None
 
     def resolve_operand(self, ref: tuple[str, int, int], type: T.Type) -> Value:
@@ -401,10 +456,12 @@ class Parser:
         return [resolve(r, t) for r, t in zip(refs, types)]
 
     def define_values(self, name: str, values: Sequence[Value], pos: int) -> None:
-        scope = self.scopes[-1]
-        if name in scope.values:
+        index = len(self.scopes) - 1
+        shadowed = self._visible.get(name)
+        if shadowed is not None and shadowed[0] == index:
             raise self.error(f"redefinition of SSA value '%{name}'", pos)
-        scope.values[name] = tuple(values)
+        self._visible[name] = (index, tuple(values), shadowed)
+        self.scopes[index].names.append(name)
         refs = self.forward_refs[-1]
         if refs and name in refs:
             slots, _ = refs.pop(name)
@@ -427,8 +484,9 @@ class Parser:
         pos = self.pos
         m = _SIMPLE_TYPE.match(text, pos)
         if m is not None:
+            t = _SIMPLE_TYPES.get(m.group()) or self._checked_simple_type(m.group(), pos)
             self.pos = m.end()
-            return _simple_type(m.group())
+            return t
         m = _FLAT_TYPE.match(text, pos)
         if m is not None:
             key = m.group()
@@ -441,6 +499,12 @@ class Parser:
             self.pos = m.end()
             return t
         return self._parse_type_structured()
+
+    def _checked_simple_type(self, text: str, pos: int) -> T.Type:
+        t = _simple_type(text)
+        if t is None:
+            raise self.error(f"integer bitwidth is limited to {MAX_INT_WIDTH} bits", pos)
+        return t
 
     def parse_optional_type(self) -> T.Type | None:
         """A type if one starts here (`!`, `(`, or a type keyword), else None.
@@ -456,8 +520,14 @@ class Parser:
     def _parse_type_structured(self) -> T.Type:
         self.skip_ws()
         start = self.pos
-        text = self.text
-        c = text[start:start + 1]
+        self.enter(start)
+        try:
+            return self._parse_type_at(start)
+        finally:
+            self.depth -= 1
+
+    def _parse_type_at(self, start: int) -> T.Type:
+        c = self.text[start:start + 1]
         if c == "!":
             return self._parse_dialect_type()
         if c == "(":
@@ -466,7 +536,7 @@ class Parser:
         if kw is None:
             raise self.error("expected non-function type", start)
         if _SIMPLE_TYPE.fullmatch(kw):
-            return _simple_type(kw)
+            return self._checked_simple_type(kw, start)
         if kw == "tensor":
             return self._parse_shaped("tensor", start)
         if kw == "memref":
@@ -475,7 +545,10 @@ class Parser:
             return self._parse_shaped("vector", start)
         if kw == "complex":
             self.parse_punct("<")
+            elt_pos = _WS.match(self.text, self.pos).end()
             elt = self.parse_type()
+            if not isinstance(elt, (T.IntegerType, T.FloatType)):
+                raise self.error("invalid element type for complex", elt_pos)
             self.parse_punct(">")
             return T.ComplexType(elt)
         if kw == "tuple":
@@ -495,7 +568,9 @@ class Parser:
         self.parse_punct("<")
         if self.parse_optional_punct("*"):
             self.parse_punct("x")
+            elt_pos = _WS.match(self.text, self.pos).end()
             elt = self.parse_type()
+            _check_element_type(self, kind, elt, start, elt_pos)
             if kind == "tensor":
                 self.parse_punct(">")
                 return T.UnrankedTensorType(elt)
@@ -511,17 +586,24 @@ class Parser:
             raise self.error("expected 'x' in dimension list")
         shape: list[int] = []
         scalable: list[bool] = []
+        dim_pos = m.start(1)
         for d in dims_text.split("x")[:-1]:
             if d == "?":
                 shape.append(T.DYNAMIC)
                 scalable.append(False)
-            elif d.startswith("["):
-                shape.append(int(d[1:-1]))
-                scalable.append(True)
             else:
-                shape.append(int(d))
-                scalable.append(False)
+                size = int(d[1:-1] if d.startswith("[") else d)
+                if size > _DIM_MAX:
+                    raise self.error("invalid dimension", dim_pos)
+                shape.append(size)
+                scalable.append(d.startswith("["))
+            dim_pos += len(d) + 1
+        elt_pos = self.pos
         elt = self.parse_type()
+        _check_element_type(self, kind, elt, start, elt_pos)
+        if kind == "vector" and any(d <= 0 for d in shape):
+            raise self.error(f"vector types must have positive constant sizes but got "
+                             f"{', '.join(map(str, shape))}", start)
         if kind == "tensor":
             enc = self.parse_attribute() if self.parse_optional_punct(",") else None
             self.parse_punct(">")
@@ -680,8 +762,9 @@ class Parser:
         self.pos = _WS.match(self.text, self.pos).end()
         if not self.text.startswith("{", self.pos):
             return {}
-        m = _FLAT_DICT.match(self.text, self.pos)
-        if m is not None and m.end() - m.start() <= _FLAT_CACHE_LIMIT:
+        # Only a short dictionary is a cache key: the match is bounded to that length.
+        m = _FLAT_DICT.match(self.text, self.pos, self.pos + _FLAT_CACHE_LIMIT)
+        if m is not None:
             key = m.group()
             cached = self._dict_cache.get(key)
             if cached is None:
@@ -702,6 +785,13 @@ class Parser:
         result: dict[str, A.Attribute] = {}
         if self.parse_optional_punct("}"):
             return result
+        self.enter(self.pos - 1)
+        try:
+            return self._parse_attr_dict_entries(result)
+        finally:
+            self.depth -= 1
+
+    def _parse_attr_dict_entries(self, result: dict[str, A.Attribute]) -> dict[str, A.Attribute]:
         while True:
             self.skip_ws()
             key_pos = self.pos
@@ -744,6 +834,13 @@ class Parser:
     def parse_location_body(self) -> Location:
         self.skip_ws()
         start = self.pos
+        self.enter(start)
+        try:
+            return self._parse_location_at(start)
+        finally:
+            self.depth -= 1
+
+    def _parse_location_at(self, start: int) -> Location:
         if self.parse_optional_keyword("unknown"):
             return UNKNOWN
         if self.parse_optional_keyword("callsite"):
@@ -807,11 +904,23 @@ class Parser:
 
     def push_scope(self, isolated: bool) -> None:
         self.scopes.append(_Scope(isolated))
+        if isolated:
+            self._floors.append(self._floor)
+            self._floor = len(self.scopes) - 1
         if isolated or not self.forward_refs:
             self.forward_refs.append({})
 
     def pop_scope(self) -> None:
         scope = self.scopes.pop()
+        visible = self._visible
+        for name in scope.names:
+            shadowed = visible[name][2]
+            if shadowed is None:
+                del visible[name]
+            else:
+                visible[name] = shadowed
+        if scope.isolated:
+            self._floor = self._floors.pop()
         for name, (block, pos) in scope.forward_blocks.items():
             raise self.error(f"reference to an undefined block", pos)
         if scope.isolated or not self.scopes:
@@ -827,6 +936,7 @@ class Parser:
         with `enable_name_shadowing` they may reuse names visible outside, which
         they then hide inside the region."""
         self.parse_punct("{", "to begin a region")
+        self.enter(self.pos - 1)
         region = Region()
         self.push_scope(isolated)
         self.default_dialects.append(default_dialect)
@@ -856,6 +966,7 @@ class Parser:
                 self.parse_punct("}")
         finally:
             self.default_dialects.pop()
+            self.depth -= 1
         self.pop_scope()
         return region
 
@@ -868,11 +979,12 @@ class Parser:
         if fwd is not None:
             prior = SourcePos(self.source, fwd[1])
         elif len(self.scopes) > 1 and not self.scopes[-1].isolated:
-            self.scopes, top = self.scopes[:-1], self.scopes
-            try:
-                vals = self.lookup_value(name)
-            finally:
-                self.scopes = top
+            # Visible from the enclosing scope: skip what the new region defined.
+            entry = self._visible.get(name)
+            top = len(self.scopes) - 1
+            while entry is not None and entry[0] == top:
+                entry = entry[2]
+            vals = entry[1] if entry is not None and entry[0] >= self._floor else None
             if vals:
                 prior = getattr(vals[0], "loc", None) or getattr(vals[0].owner_op, "loc", None)
         if prior is not None:
@@ -1068,7 +1180,7 @@ class Parser:
         """Build the op of a `_GENERIC_FAST` match, or None to take the general
         path (which also produces the errors: forward references, type
         mismatches and unknown names all fall back)."""
-        name, operand_text, props_text, attrs_text, fn_text = m.groups()
+        name, operand_text, fn_text = m.group(1, 2, 5)
         opdef = REGISTRY.ops.get(name)
         if opdef is None and (not self.allow_unregistered or name in REGISTRY.legacy_names
                               or REGISTRY.dialect_of(name) is not None):
@@ -1078,7 +1190,7 @@ class Parser:
             return None
         operands: list[Value] = []
         if operand_text:
-            scope = self.scopes[-1].values
+            lookup = self.lookup_value
             inputs = fn.inputs
             refs = operand_text.split(",")
             if len(refs) != len(inputs):
@@ -1087,12 +1199,12 @@ class Parser:
                 ref = ref.strip()
                 hash_at = ref.find("#")
                 if hash_at < 0:
-                    vals = scope.get(ref[1:]) or self.lookup_value(ref[1:])
+                    vals = lookup(ref[1:])
                     if vals is None or len(vals) != 1:
                         return None
                     v = vals[0]
                 else:
-                    vals = scope.get(ref[1:hash_at]) or self.lookup_value(ref[1:hash_at])
+                    vals = lookup(ref[1:hash_at])
                     idx = int(ref[hash_at + 1:])
                     if vals is None or idx >= len(vals):
                         return None
@@ -1103,10 +1215,10 @@ class Parser:
         elif fn.inputs:
             return None
         properties = attributes = None
-        if props_text is not None:
-            properties = self._cached_dict(props_text, m.start(3))
-        if attrs_text is not None:
-            attributes = self._cached_dict(attrs_text, m.start(4))
+        if m.start(3) >= 0:
+            properties = self._cached_dict(m, 3)
+        if m.start(4) >= 0:
+            attributes = self._cached_dict(m, 4)
         loc = SourcePos(self.source, m.start())  # MLIR locates an op at its name
         if opdef is not None:
             if attributes and opdef.attr_names:
@@ -1121,14 +1233,18 @@ class Parser:
             self.set_location(op, self.parse_optional_trailing_location(), self.pos)
         return op
 
-    def _cached_dict(self, dict_text: str, pos: int) -> dict[str, A.Attribute]:
-        cached = self._dict_cache.get(dict_text)
+    def _cached_dict(self, m: "re.Match[str]", group: int) -> dict[str, A.Attribute]:
+        """The dictionary of a `_GENERIC_FAST` group, from the cache if short
+        (a long one, a weight's hex literal, is parsed in place, never copied)."""
+        start, end = m.span(group)
+        key = m.group(group) if end - start <= _FLAT_CACHE_LIMIT else None
+        cached = self._dict_cache.get(key) if key is not None else None
         if cached is None:
             save = self.pos
-            self.pos = pos
+            self.pos = start
             cached = self._parse_attr_dict_body()
-            if len(dict_text) <= _FLAT_CACHE_LIMIT:
-                self._dict_cache[dict_text] = cached
+            if key is not None:
+                self._dict_cache[key] = cached
             self.pos = save
         return dict(cached)
 
@@ -1201,9 +1317,17 @@ class Parser:
     def parse_top_level(self) -> Operation:
         """The whole buffer: aliases, ops and the trailing metadata section.
         A single top-level `builtin.module` is returned as is; other ops are
-        wrapped in an implicit module, as mlir-opt does."""
+        wrapped in an implicit module, as mlir-opt does.  A leading UTF-8
+        byte order mark is skipped."""
+        if self.text.startswith("\ufeff"):
+            self.pos = 1
         with gc_paused():
-            return self._parse_top_level()
+            try:
+                return self._parse_top_level()
+            except RecursionError:
+                # The stack of this thread ran out before `MAX_NESTING` (a
+                # caller outside `run_with_deep_stack`): still a located error.
+                raise self.error("nesting too deep for the stack of this thread", self.pos) from None
 
     def _parse_top_level(self) -> Operation:
         from .dialects.builtin import make_module
