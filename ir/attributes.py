@@ -9,14 +9,15 @@ is a `DialectAttr` holding its body text verbatim, so it round-trips.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from . import types as T
 from .floats import format_float, round_to
 from .uniqued import Uniqued
 from .uniqued import exact as exact_key
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Attribute(Uniqued):
@@ -265,18 +266,23 @@ HEX_THRESHOLD = 100
 """MLIR prints non-splat dense elements with more elements than this as hex."""
 
 _NP_DTYPES = {
-    "i1": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
-    "si8": np.int8, "si16": np.int16, "si32": np.int32, "si64": np.int64,
-    "f16": np.float16, "f32": np.float32, "f64": np.float64, "index": np.int64,
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64",
+    "si8": "int8", "si16": "int16", "si32": "int32", "si64": "int64",
+    "f16": "float16", "f32": "float32", "f64": "float64", "index": "int64",
 }
 
 
 def numpy_dtype(element_type: T.Type) -> Any:
-    """The numpy dtype storing elements of the type (None if there is none)."""
+    """The numpy dtype storing elements of the type (None if there is none).  numpy is
+    imported by the first caller, not with the IR: a run that never decodes a dense
+    payload (most egraft-opt runs) does not pay ~0.1 s for it."""
+    import numpy as np
+
     if isinstance(element_type, T.IntegerType) and element_type.width not in (1, 8, 16, 32, 64):
         return np.int64
-    return _NP_DTYPES.get(str(element_type))
+    name = _NP_DTYPES.get(str(element_type))
+    return None if name is None else np.dtype(name).type
 
 
 class DenseElementsAttr(Attribute):
@@ -313,6 +319,8 @@ class DenseElementsAttr(Attribute):
 
     def to_numpy(self) -> np.ndarray:
         """The elements as a numpy array of the attribute's shape."""
+        import numpy as np
+
         et = self.type.element_type
         shape = self.type.shape or ()
         if _is_hex(self.data):

@@ -12,21 +12,23 @@ from __future__ import annotations
 import math
 import struct
 
-import numpy as np
-
 _BITS_FORMAT = {"f16": ("e", "H"), "f32": ("f", "I"), "f64": ("d", "Q")}
+# struct rounds to nearest-even as a C cast does (and as numpy's float32/float16 do), with no numpy import.
+_ROUNDING = {"f32": struct.Struct("<f"), "f16": struct.Struct("<e")}
 
 
 def round_to(value: float, type_name: str) -> float:
     """`value` rounded to the nearest value of the named float type."""
     if type_name == "f64" or math.isnan(value) or math.isinf(value):
         return value
-    if type_name == "f32":
-        return float(np.float32(value))
-    if type_name == "f16":
-        return float(np.float16(value))
+    packer = _ROUNDING.get(type_name)
+    if packer is not None:
+        try:
+            return packer.unpack(packer.pack(value))[0]
+        except OverflowError:  # rounds past the largest finite value of the type
+            return math.copysign(math.inf, value)
     if type_name == "bf16":
-        bits = struct.unpack("<I", struct.pack("<f", np.float32(value)))[0]
+        bits = struct.unpack("<I", struct.pack("<f", round_to(value, "f32")))[0]
         bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
         return struct.unpack("<f", struct.pack("<I", bits))[0]
     return value

@@ -5,6 +5,7 @@ Importing this package registers the built-in passes by name.
 
 from . import cse, dce, symbol_dce  # noqa: F401  (registers the passes)
 from . import break_up_islands, graph_pruning, island_coarsening  # noqa: F401  (tf_executor islands)
+from . import functional_to_executor  # noqa: F401  (tf functions -> tf_executor graphs)
 from . import apply_rules  # noqa: F401  (rule sets through the greedy driver)
 from . import eqsat  # noqa: F401  (rule sets through the e-graph)
 from . import canonicalize  # noqa: F401  (canonicalization rule sets, e-graph or greedy)

@@ -9,8 +9,6 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Diagnostic, Operation
-from egraft.patterns import rules_of
-from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
 
 from .registry import Pass, PassContext, PassFailure, option, register_pass
 
@@ -24,13 +22,16 @@ class ApplyRules(Pass):
     NAME = "apply-rules"
     SUMMARY = "Apply rule sets with the greedy rewrite driver"
     rules: list[str] = option([], "Rule sets to apply, in order")
-    driver: str = option("greedy", "Rewrite driver: greedy (the e-graph runs in the eqsat pass)")
-    max_iterations: int = option(10, "Scans of the whole op before giving up")
-    max_num_rewrites: int = option(-1, "Rewrites before stopping (-1: no limit)")
+    driver: str = option("greedy", "Rewrite driver: greedy (the e-graph runs in the eqsat pass)", choices=("greedy",))
+    max_iterations: int = option(10, "Scans of the whole op before giving up", min=1)
+    max_num_rewrites: int = option(-1, "Rewrites before stopping (-1: no limit)", min=-1)
     test_convergence: bool = option(False, "Fail if the rewrite does not converge")
     report: bool = option(False, "Emit the convergence report as a remark")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.patterns import rules_of  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+
         if self.driver != "greedy":
             raise PassFailure(Diagnostic("error", f"apply-rules: unknown driver '{self.driver}' (use greedy)", op.loc))
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Operation
-from egraft.rewrite.islands_breakup import break_up
 
 from .graph_pruning import graphs_in
 from .registry import Pass, PassContext, register_pass
@@ -26,6 +25,8 @@ class BreakUpIslands(Pass):
     ANCHOR = "func.func"
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.rewrite.islands_breakup import break_up  # imported here: egraft-opt loads every pass, and most runs use few of them
+
         for graph in graphs_in(op):
             for island in [o for o in graph.regions[0].blocks[0].ops if o.name == "tf_executor.island"]:
                 break_up(island)

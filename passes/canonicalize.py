@@ -7,21 +7,18 @@ The pass only chooses rules, driver and budgets; the rules are in `patterns/`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from egraft.ir import REGISTRY, Diagnostic, Operation
-from egraft.patterns import rules_of
-from egraft.patterns.canon_affine import compose_store_maps
-from egraft.patterns.canon_executor import canonicalize_executor
-from egraft.patterns.rule import Rule
-from egraft.rewrite.compile_rules import compile_rules
-from egraft.rewrite.cost_models import IRCost
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
-from egraft.rewrite.lower_pipeline import optimize
-from egraft.rewrite.saturate import Budget
 
 from .registry import Pass, PassContext, PassFailure, option, register_pass
+
+if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
+    from egraft.patterns.rule import Rule
+    from egraft.rewrite.cost_models import IRCost
+    from egraft.rewrite.egraph import EGraph
 
 #: The rule sets `canonicalize` runs unless told otherwise.
 DEFAULT_RULE_SETS = ["arith-canonical", "tf-canonical", "memref-affine-canonical"]
@@ -31,6 +28,8 @@ def canonical_cost() -> IRCost:
     """Op record costs, with constants cheaper than any op, so that among equal-cost
     programs extraction prefers the folded one (`x - x` and `0` are otherwise a tie),
     and tf's shape-generic zeros/ones cheaper than the arithmetic they replace."""
+    from egraft.rewrite.cost_models import IRCost
+
     overrides = {name: 0.5 for name, d in REGISTRY.ops.items() if "ConstantLike" in d.trait_kinds}
     overrides.update({"tf.ZerosLike": 0.75, "tf.OnesLike": 0.75})
     return IRCost(overrides)
@@ -47,20 +46,25 @@ class Canonicalize(Pass):
 
     NAME = "canonicalize"
     SUMMARY = "Canonicalize operations"
-    driver: str = option("egraph", "Rewrite driver: egraph or greedy")
+    driver: str = option("egraph", "Rewrite driver: egraph or greedy", choices=("egraph", "greedy"))
     rules: list[str] = option(list(DEFAULT_RULE_SETS), "Rule sets to apply (comma-separated)")
-    max_iterations: int = option(10, "Greedy: scans of the IR; egraph: rounds of answering folds and checks")
-    max_num_rewrites: int = option(-1, "Greedy: rewrites before stopping (-1: no limit)")
-    max_enodes: int = option(0, "Egraph: stop saturating at this many e-nodes (0: no limit)")
-    timeout: float = option(0.0, "Egraph: stop saturating after this many seconds (0: no limit)")
+    max_iterations: int = option(10, "Greedy: scans of the IR; egraph: rounds of answering folds and checks",
+                                 min=1)
+    max_num_rewrites: int = option(-1, "Greedy: rewrites before stopping (-1: no limit)", min=-1)
+    max_enodes: int = option(0, "Egraph: stop saturating at this many e-nodes (0: no limit)", min=0)
+    timeout: float = option(0.0, "Egraph: stop saturating after this many seconds (0: no limit)", min=0)
     test_convergence: bool = option(False, "Fail if the rewrite does not converge within the limits")
     top_down: bool = option(True, "Accepted for MLIR compatibility (the worklist is always top-down)")
-    region_simplify: str = option("normal", "Accepted for MLIR compatibility (regions are not simplified)")
+    region_simplify: str = option("normal", "Accepted for MLIR compatibility (regions are not simplified); "
+                                  "older MLIR spelled it true/false",
+                                  choices=("disabled", "normal", "aggressive", "true", "false"))
     disable_patterns: list[str] = option([], "Rule names not to apply")
     enable_patterns: list[str] = option([], "Only these rule names (empty: all)")
     report: bool = option(False, "Emit what the driver did as a remark")
 
     def selected_rules(self, op: Operation) -> tuple[Rule, ...]:
+        from egraft.patterns import rules_of
+
         try:
             rules = rules_of(self.rules)
         except KeyError as e:
@@ -69,6 +73,9 @@ class Canonicalize(Pass):
                      and (not self.enable_patterns or r.name in self.enable_patterns))
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.patterns.canon_executor import canonicalize_executor
+        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+
         rules = self.selected_rules(op)
         pre = canonicalize_executor(op) if self.enabled("tf-executor-canonical") else 0
         if self.driver == "greedy":
@@ -94,12 +101,19 @@ class Canonicalize(Pass):
     def run_structural(self, op: Operation) -> str:
         """Rewrites a rule cannot state (a root without results): the store half of
         affine.apply composition (`canon_affine.compose_store_maps`)."""
+        from egraft.patterns.canon_affine import compose_store_maps
+
         if "memref-affine-canonical" not in self.rules or not self.enabled("affine-store-compose"):
             return ""
         n = compose_store_maps(op)
         return f"; affine-store-compose: {n}" if n else ""
 
     def run_egraph(self, op: Operation, rules: tuple[Rule, ...]) -> tuple[bool, str]:
+        from egraft.rewrite.compile_rules import compile_rules
+        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+        from egraft.rewrite.lower_pipeline import optimize
+        from egraft.rewrite.saturate import Budget
+
         # A rule whose source names an op the IR lacks can never match: compiling it
         # would only cost egglog parsing and an idle rule per iteration.
         present = {o.name for region in op.regions for block in region.blocks for first in block

@@ -4,14 +4,20 @@ Flags are spelled as mlir-opt spells them, with one or two dashes, so that
 upstream RUN lines work with only the tool name changed.  Every registered
 pass is also a flag (`-cse`, `--symbol-dce`, `-canonicalize="max-iterations=3"`),
 and pass flags and `--pass-pipeline` texts form the pipeline in command-line
-order.  Exit status: 0 on success, 1 on any error (never a traceback).
+order.  `tfg-translate`'s `-graphdef-to-mlir` and `-mlir-to-graphdef` are flags
+too, so its RUN lines also run with only the tool name changed.
+
+Exit status: 0 on success, 1 on any error, 130 on Ctrl-C; never a traceback.  The
+output file (`passes/output_file.py`) is opened before any work, as mlir-opt opens
+it, and written only on success.  MLIR text is the only format loaded up front: the
+GraphDef formats (protobuf, ~0.1 s to import) load when a flag or a file name asks
+for something else, so a lit RUN line on `.mlir` files pays only for what it uses.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
+from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 import attrs
@@ -19,10 +25,10 @@ import attrs
 from egraft.ir import REGISTRY, DiagnosticError
 
 from .driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
-from .formats import PrintOptions, format_for
-from .graphdef_io import EMIT_FORMS, emitting, format_named
+from .formats import Format, PrintOptions, format_for
+from .output_file import OutputError, OutputFile
 from .pass_manager import OpPipeline, TimingNode
-from .pipeline import parse_pass_flag, parse_pipeline
+from .pipeline import parse_pass_flag, parse_pipeline_option
 from .registry import PASSES, options_of
 from .tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
 
@@ -56,7 +62,12 @@ TOOL_OPTIONS: dict[str, ToolOption] = {
     "input-format": ToolOption("str", "Input format (mlir, pb, pbtxt); default from the extension", "FORMAT"),
     "output-format": ToolOption("str", "Output format (mlir, pb, pbtxt); default from the -o extension", "FORMAT"),
     "emit": ToolOption("str", "Output form: graphdef, tfg or tf_executor (converting as needed)", "FORM"),
+    "graphdef-to-mlir": ToolOption("bool", "tfg-translate's translation: read the input as a GraphDef "
+                                           "(text, else binary) and print tfg"),
+    "mlir-to-graphdef": ToolOption("bool", "tfg-translate's translation: print the result as GraphDef text "
+                                           "(--emit=graphdef)"),
     "mlir-disable-threading": ToolOption("bool", "Accepted for compatibility (egraft is single-threaded)"),
+    "version": ToolOption("bool", "Print the version and exit"),
     "help": ToolOption("bool", "Show this help"),
     "h": ToolOption("bool", "Show this help"),
 }
@@ -76,6 +87,7 @@ class Invocation:
     config: OptConfig = attrs.field(factory=OptConfig)
     dialect_doc: str | None = None
     help: bool = False
+    version: bool = False
     input_format: str | None = None
     output_format: str | None = None
     emit: str | None = None
@@ -119,7 +131,7 @@ def parse_args(argv: Sequence[str]) -> Invocation:
             opt_value = args[i]
             i += 1
         if name in ("pass-pipeline", "p"):
-            pieces.append(parse_pipeline(opt_value or ""))
+            pieces.append(parse_pipeline_option(opt_value or ""))
         else:
             flags[name] = opt_value if opt.kind != "bool" else _bool_value(name, opt_value)
     if len(positional) > 1:
@@ -128,11 +140,15 @@ def parse_args(argv: Sequence[str]) -> Invocation:
     inv.output = flags.get("o")  # type: ignore[assignment]
     inv.dialect_doc = flags.get("dialect-doc")  # type: ignore[assignment]
     inv.help = bool(flags.get("help") or flags.get("h"))
-    inv.input_format = flags.get("input-format")  # type: ignore[assignment]
+    inv.version = bool(flags.get("version"))
+    inv.input_format = flags.get("input-format") or ("graphdef" if flags.get("graphdef-to-mlir") else None)  # type: ignore[assignment]
     inv.output_format = flags.get("output-format")  # type: ignore[assignment]
-    inv.emit = flags.get("emit")  # type: ignore[assignment]
-    if inv.emit is not None and inv.emit not in EMIT_FORMS:
-        raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
+    inv.emit = flags.get("emit") or ("graphdef" if flags.get("mlir-to-graphdef") else None)  # type: ignore[assignment]
+    if inv.emit is not None:
+        from .graphdef_io import EMIT_FORMS
+
+        if inv.emit not in EMIT_FORMS:
+            raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
     try:
         inv.tf_signature = signature_from_flags(flags, inv.emit)
     except ValueError as e:
@@ -153,9 +169,15 @@ def parse_args(argv: Sequence[str]) -> Invocation:
 
 
 def _combine(pieces: list[OpPipeline]) -> OpPipeline:
-    """One root pipeline from the pipeline pieces, in order."""
+    """One root pipeline from the pipeline pieces, in order.  Pieces share the module's
+    pass manager, so a `--pass-pipeline` anchored on another op cannot join them (mlir-opt
+    refuses any mix of `--pass-pipeline` and pass flags; egraft runs them in order)."""
     if len(pieces) == 1:
         return pieces[0]
+    for p in pieces:
+        if not p.implicit and p.anchor != "builtin.module":
+            raise UsageError(f"a pipeline anchored on '{p.anchor_name}' cannot be combined with other "
+                             f"passes or pipelines (they run on the 'builtin.module' op)")
     root = OpPipeline("builtin.module", implicit=all(p.implicit for p in pieces))
     for piece in pieces:
         root.extend(piece)
@@ -181,6 +203,9 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
     if inv.help:
         stdout.write(help_text())
         return 0
+    if inv.version:
+        stdout.write(version_text())
+        return 0
     if inv.dialect_doc is not None:
         dialect = REGISTRY.dialects.get(inv.dialect_doc)
         if dialect is None:
@@ -190,54 +215,103 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
         stdout.write(dialect.docs_markdown() + "\n")
         return 0
     try:
-        data = stdin() if inv.input == "-" else open(inv.input, "rb").read()
+        data = stdin() if inv.input == "-" else Path(inv.input).read_bytes()
     except OSError as e:
-        stderr.write(f"{TOOL}: error: could not open input file '{inv.input}': {e.strerror}\n")
+        stderr.write(f"{TOOL}: error: cannot open input file '{inv.input}': {e.strerror}\n")
         return 1
     filename = "<stdin>" if inv.input == "-" else inv.input
     try:
-        in_fmt = format_named(inv.input_format) if inv.input_format else format_for(inv.input)
-        out_fmt = format_named(inv.output_format) if inv.output_format else format_for(inv.output)
+        in_fmt, out_fmt = _formats(inv, filename)
     except ValueError as e:
         stderr.write(f"{TOOL}: error: {e}\n")
         return 1
-    out_fmt = emitting(out_fmt, inv.emit, inv.tf_signature, filename)
     if out_fmt.write is None:
         stderr.write(f"{TOOL}: error: cannot write {out_fmt.name} files\n")
         return 1
+    if in_fmt.read is None and not in_fmt.is_mlir_text:
+        stderr.write(f"{TOOL}: error: cannot read {in_fmt.name} files\n")
+        return 1
+    try:
+        output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
+    except OutputError as e:
+        stderr.write(f"{TOOL}: error: {e}\n")
+        return 1
+    try:
+        ok, output = _process(inv, data, filename, in_fmt, out_fmt, stderr)
+        if output_file is None:  # stdout shows the chunks that succeeded, as mlir-opt does
+            _write_stdout(output, stdout)
+        elif ok:
+            output_file.commit(output)
+        return 0 if ok else 1
+    except OutputError as e:
+        stderr.write(f"{TOOL}: error: {e}\n")
+        return 1
+    finally:  # failure, Ctrl-C or a crash: the temporary file goes, the old output stays
+        if output_file is not None:
+            output_file.discard()
+
+
+def _formats(inv: Invocation, filename: str) -> tuple[Format, Format]:
+    """(input format, output format); ValueError for an unknown format name."""
+    if not _needs_graphdef(inv):
+        return format_for(inv.input), format_for(inv.output)
+    from .graphdef_io import emitting, format_named  # registers the GraphDef formats
+
+    in_fmt = format_named(inv.input_format) if inv.input_format else format_for(inv.input)
+    out_fmt = format_named(inv.output_format) if inv.output_format else format_for(inv.output)
+    return in_fmt, emitting(out_fmt, inv.emit, inv.tf_signature, filename)
+
+
+def _needs_graphdef(inv: Invocation) -> bool:
+    """Whether this run may read or write anything but MLIR text: a format or GraphDef
+    flag, or a file name other than `*.mlir` (an unknown extension is MLIR text, but
+    only the GraphDef formats can say it is not theirs)."""
+    if inv.input_format or inv.output_format or inv.emit or inv.tf_signature is not None:
+        return True
+    return any(p not in (None, "-") and Path(p).suffix not in ("", ".mlir") for p in (inv.input, inv.output))
+
+
+def _process(inv: Invocation, data: bytes, filename: str, in_fmt: Format, out_fmt: Format,
+             stderr: TextIO) -> tuple[bool, bytes]:
+    """Read, run the pipeline and write to bytes; (success, output)."""
     driver = Driver(inv.config, stderr)
     if in_fmt.is_mlir_text:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
             stderr.write(f"{filename}: error: input is not valid UTF-8 (byte {e.start})\n")
-            return 1
-        ok, output = driver.process_text(text, filename, out_fmt)
-    elif in_fmt.read is not None:
-        read = in_fmt.read
-        ok, output = driver.process(lambda: (read(data, filename, inv.config.allow_unregistered), None), out_fmt)
+            return False, b""
+        result = driver.process_text(text, filename, out_fmt)
     else:
-        stderr.write(f"{TOOL}: error: cannot read {in_fmt.name} files\n")
-        return 1
+        read = in_fmt.read
+        assert read is not None
+        result = driver.process(lambda: (read(data, filename, inv.config.allow_unregistered), None), out_fmt)
     if inv.config.timing is not None:
         timing = inv.config.timing
         stderr.write(timing.report(sum(c.seconds for c in timing.children.values())))
-    if ok or inv.output is None:  # stdout shows the chunks that succeeded, as mlir-opt does
-        _write_output(inv.output, output, stdout)
-    return 0 if ok else 1
+    return result
 
 
-def _write_output(path: str | None, output: bytes, stdout: TextIO) -> None:
-    """Write to stdout, or atomically to `path` (a reader never sees a partial file)."""
-    if path is None or path == "-":
-        stdout.write(output.decode("utf-8"))
+def _write_stdout(output: bytes, stdout: TextIO) -> None:
+    """Bytes to the stream (binary GraphDefs included); a text-only stream gets text."""
+    buffer = getattr(stdout, "buffer", None)
+    if buffer is not None:
         stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".egraft-opt-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(output)
-    os.replace(tmp, path)
+        buffer.write(output)
+        buffer.flush()
+    else:
+        stdout.write(output.decode("utf-8", "replace"))
+        stdout.flush()
+
+
+def version_text() -> str:
+    from importlib.metadata import PackageNotFoundError, version  # ~20 ms: only for --version
+
+    try:
+        number = version("egraft")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        number = "unknown"
+    return f"{TOOL} (egraft) version {number}\n"
 
 
 def main(argv: Sequence[str] | None = None, stdin: Callable[[], bytes] | None = None,
@@ -258,6 +332,9 @@ def main(argv: Sequence[str] | None = None, stdin: Callable[[], bytes] | None = 
         return run(inv, stdin or sys.stdin.buffer.read, out, err)
     except BrokenPipeError:
         return 1
+    except KeyboardInterrupt:
+        err.write(f"{TOOL}: interrupted\n")
+        return 130
 
 
 if __name__ == "__main__":

@@ -198,7 +198,9 @@ def _successors(block: Block) -> list[Block]:
 @register_pass
 @attrs.define
 class CSE(Pass):
-    """Merges equivalent effect-free ops within dominance scopes (see the module docstring)."""
+    """MLIR's CSE: merges effect-free ops with equal name, operands, result types, attributes,
+    properties and (single-block) regions, within dominance scopes; erases trivially dead ops;
+    never crosses IsolatedFromAbove ops; in graph regions redirects only uses not yet visited."""
 
     NAME = "cse"
     SUMMARY = "Eliminate common sub-expressions"

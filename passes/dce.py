@@ -58,7 +58,7 @@ def _ancestors(op: Operation, top: Operation):
 @register_pass
 @attrs.define
 class DCE(Pass):
-    """Removes unused effect-free ops, transitively."""
+    """Erases unused effect-free ops transitively (terminators, symbols and effectful ops stay)."""
 
     NAME = "dce"
     SUMMARY = "Erase unused operations without side effects"

@@ -10,16 +10,17 @@ from __future__ import annotations
 import json
 import os
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from egraft.ir import Diagnostic, Operation
-from egraft.rewrite.compile_rules import compile_rules
-from egraft.rewrite.dot import egraph_dot, ir_dot
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.lower_pipeline import RoundTrip, optimize
-from egraft.rewrite.saturate import Budget
 
 from .registry import Pass, PassContext, PassFailure, option, register_pass
+
+if TYPE_CHECKING:
+    from egraft.rewrite.egraph import EGraph
+    from egraft.rewrite.lower_pipeline import RoundTrip
 
 
 @register_pass
@@ -32,13 +33,18 @@ class EqSat(Pass):
     NAME = "eqsat"
     SUMMARY = "Equality saturation with named rule sets"
     rules: list[str] = option(["none"], "Rule sets to apply (comma-separated; none: identity)")
-    max_iterations: int = option(0, "Stop after this many egglog iterations (0: no limit)")
-    max_enodes: int = option(0, "Stop once the e-graph has this many e-nodes (0: no limit)")
-    timeout: float = option(0.0, "Stop saturating after this many seconds (0: no limit)")
+    max_iterations: int = option(0, "Stop after this many egglog iterations (0: no limit)", min=0)
+    max_enodes: int = option(0, "Stop once the e-graph has this many e-nodes (0: no limit)", min=0)
+    timeout: float = option(0.0, "Stop saturating after this many seconds (0: no limit)", min=0)
     report: str = option("", "Saturation report: '-' as a remark, or a path to write it as JSON")
     dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.rewrite.compile_rules import compile_rules  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.dot import ir_dot
+        from egraft.rewrite.lower_pipeline import optimize
+        from egraft.rewrite.saturate import Budget
+
         names = [r for r in self.rules if r != "none"]
         skipped: dict[str, str] = {}
 
@@ -63,6 +69,8 @@ class EqSat(Pass):
                 json.dump(summary, f, indent=2)
 
     def dump(self, op: Operation, before: str, result: RoundTrip) -> None:
+        from egraft.rewrite.dot import egraph_dot, ir_dot
+
         os.makedirs(self.dump_egraph, exist_ok=True)
         stem = os.path.join(self.dump_egraph, op.name)
         for suffix, text in (("before", before), ("after", ir_dot(op)),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Operation
-from egraft.rewrite.islands_prune import unreachable_ops
 
 from .ir_utils import erase_all
 from .registry import Pass, PassContext, option, register_pass
@@ -32,6 +31,8 @@ class GraphPruning(Pass):
     ops_to_preserve: list[str] = option([], "Ops to keep (with everything they depend on) even if unreachable")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.rewrite.islands_prune import unreachable_ops  # imported here: egraft-opt loads every pass, and most runs use few of them
+
         name = op.attr("sym_name")
         if getattr(name, "value", None) == "main" and op.attr("tf.entry_function") is None:
             return

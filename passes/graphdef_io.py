@@ -14,7 +14,7 @@ from typing import Callable
 
 import attrs
 
-from egraft.ir import Diagnostic, DiagnosticError, Operation
+from egraft.ir import Diagnostic, DiagnosticError, Operation, verify
 from egraft.ir.graphdef import GraphDefError, format_pbtxt, parse_pb, parse_pbtxt
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
@@ -22,6 +22,7 @@ from egraft.ir.location import FileLineColLoc, Location
 
 from .executor_to_tfg import executor_to_tfg
 from .formats import FORMATS, Format, PrintOptions, register_format
+from .functional_to_executor import module_to_executor
 from .tf_io_options import EntrySignature
 from .tfg_to_executor import ConversionError, tfg_to_executor
 
@@ -56,9 +57,10 @@ def as_tfg(top: Operation, filename: str = "<module>") -> Operation:
     """The tfg form of a module (tf_executor modules, or a ``@main`` of tf ops, are converted)."""
     if _has(top, "func.func") and not _has(top, "tfg.graph"):
         try:
-            return executor_to_tfg(top)
+            converted = executor_to_tfg(top)
         except ConversionError as err:
             raise diagnostic_error(err, filename) from None
+        return verified(converted, "tfg", filename)
     return top
 
 
@@ -68,13 +70,29 @@ def as_executor(top: Operation, filename: str = "<module>", signature: EntrySign
     if _has(top, "tfg.graph"):
         sig = signature or EntrySignature()
         try:
-            return tfg_to_executor(top, sig.outputs, control_fetches=sig.control_outputs, feeds=sig.inputs)
+            converted = tfg_to_executor(top, sig.outputs, control_fetches=sig.control_outputs, feeds=sig.inputs)
         except ConversionError as err:
             raise diagnostic_error(err, filename) from None
+        return verified(converted, "tf_executor", filename)
     if signature is not None:
         raise DiagnosticError(Diagnostic("error", "--tf-* input/output flags apply to the GraphDef -> tf_executor "
                                                   "conversion, but the input is not a tfg graph",
                                          _FileLoc(filename)))
+    if module_to_executor(top):  # tf functions in functional form: one island each, as TF's pass
+        verified(top, "tf_executor", filename)
+    return top
+
+
+def verified(top: Operation, form: str, filename: str) -> Operation:
+    """``top`` if it verifies; else the verifier's errors, noting the conversion that made
+    the IR: an input the conversion cannot express (a Switch whose predicate is a float)
+    must be an error, never invalid output."""
+    try:
+        verify(top)
+    except DiagnosticError as err:
+        for d in err.diagnostics:
+            d.attach_note(f"in the {form} form converted from this input", _FileLoc(filename))
+        raise
     return top
 
 
@@ -110,6 +128,23 @@ PB = Format("pb", (".pb",), _reader(parse_pb), _writer(True))
 PBTXT = Format("pbtxt", (".pbtxt", ".pbtext"), _reader(parse_pbtxt), _writer(False))
 register_format(PB)
 register_format(PBTXT)
+
+
+def _read_either(data: bytes, filename: str, allow_unregistered: bool) -> Operation:
+    """Text format first, then binary, as ``tfg-translate -graphdef-to-mlir`` loads a file;
+    when neither parses, the text format's error (the likelier intent) is reported."""
+    assert PBTXT.read is not None and PB.read is not None
+    try:
+        return PBTXT.read(data, filename, allow_unregistered)
+    except DiagnosticError as text_error:
+        try:
+            return PB.read(data, filename, allow_unregistered)
+        except DiagnosticError:
+            raise text_error from None
+
+
+#: ``--input-format=graphdef`` (and ``-graphdef-to-mlir``): a GraphDef in either encoding.
+register_format(Format("graphdef", (), _read_either, _writer(False)))
 
 
 def emitting(fmt: Format, emit: str | None, signature: EntrySignature | None = None,

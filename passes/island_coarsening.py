@@ -13,8 +13,6 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Operation
-from egraft.rewrite.islands import collect, group_islands
-from egraft.rewrite.islands_writeback import write_groups
 
 from .graph_pruning import graphs_in
 from .registry import Pass, PassContext, option, register_pass
@@ -22,6 +20,9 @@ from .registry import Pass, PassContext, option, register_pass
 
 def coarsen(op: Operation, keep_independent: bool = False) -> int:
     """Coarsen every graph under `op`; returns the number of islands merged away."""
+    from egraft.rewrite.islands import collect, group_islands  # imported here: egraft-opt loads every pass, and most runs use few of them
+    from egraft.rewrite.islands_writeback import write_groups
+
     removed = 0
     for graph in reversed(graphs_in(op)):
         grouping = group_islands(collect(graph), keep_independent)

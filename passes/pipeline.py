@@ -29,6 +29,8 @@ from .pass_manager import OpPipeline
 from .registry import PASSES, Pass, convert_option, options_of
 
 ANCHOR_ALIASES = {"func": "func.func", "module": "builtin.module", "any": None}
+#: 2019 anchors, which nested relative to the module in 2019's mlir-opt.
+_LEGACY_ANCHORS = ("func",)
 _NAME = re.compile(r"[A-Za-z0-9_][\w.\-]*")
 _WS = re.compile(r"\s*")
 
@@ -138,12 +140,18 @@ class _PipelineParser:
         for e in elements:
             if e.nested is None:
                 pipeline.add(self.make_pass(e.name, e.pos, e.options))
-            elif e.name in ANCHOR_ALIASES or "." in e.name:
-                pipeline.elements.append(self.build(ANCHOR_ALIASES.get(e.name, e.name), e.nested))
             else:
-                raise self.error(f"'{e.name}' does not refer to a registered operation name "
-                                 f"(nested pipelines are anchored on ops like 'func.func')", e.pos)
+                pipeline.elements.append(self.build(self.anchor(e), e.nested))
         return pipeline
+
+    def anchor(self, e: _Element) -> str | None:
+        """The op name a nested pipeline element is anchored on (None: any op)."""
+        if e.name in ANCHOR_ALIASES:
+            return ANCHOR_ALIASES[e.name]
+        if "." not in e.name:
+            raise self.error(f"'{e.name}' does not refer to a registered operation name "
+                             f"(nested pipelines are anchored on ops like 'func.func')", e.pos)
+        return e.name
 
     def make_pass(self, name: str, pos: int, options: list[tuple[str, str | None, int]]) -> Pass:
         cls = PASSES.get(name)
@@ -175,6 +183,29 @@ def parse_pipeline(text: str, source_name: str = "<pipeline>") -> OpPipeline:
     root = p.build("builtin.module", elements)
     root.implicit = True
     return root
+
+
+def parse_pipeline_option(text: str, source_name: str = "<pipeline>") -> OpPipeline:
+    """What `--pass-pipeline=TEXT` means, as today's mlir-opt reads it: `op.name(...)` is
+    the pass manager of the top-level op, anchored on that op, so running it on another op
+    (`func.func(cse)` on a module) fails with MLIR's "can't run 'func.func' pass manager
+    on 'builtin.module' op"; a list of such anchored pipelines is rejected with MLIR's
+    message.  The 2019 spellings keep their 2019 meaning, relative to the module: `func(...)`
+    nests on each function, a flat list of passes runs on the module (`parse_pipeline`).
+    Other callers (Python code, tests) use `parse_pipeline`, which nests like MLIR's
+    `parsePassPipeline(text, pm)` into an existing module pass manager."""
+    p = _PipelineParser(text, source_name)
+    if p.peek() == "":
+        return parse_pipeline(text, source_name)
+    elements = p.parse_list("")
+    anchored = [e for e in elements if e.nested is not None and e.name not in _LEGACY_ANCHORS]
+    if not anchored:
+        return parse_pipeline(text, source_name)
+    if len(elements) > 1:
+        raise p.error("expected pass pipeline to be wrapped with the anchor operation type, "
+                      "e.g. 'builtin.module(...)'", anchored[0].pos)
+    top = elements[0]
+    return p.build(p.anchor(top), top.nested or [])
 
 
 def parse_pass_flag(name: str, options_text: str | None) -> OpPipeline:

@@ -64,27 +64,46 @@ class Pass:
 
     def options_text(self) -> str:
         """`{key=value ...}` for options that differ from their defaults ('' if none)."""
-        parts = [f"{o.name}={_format_value(getattr(self, o.field))}"
+        parts = [f"{o.name}={format_option_value(getattr(self, o.field))}"
                  for o in options_of(type(self)) if getattr(self, o.field) != o.default]
         return "{" + " ".join(parts) + "}" if parts else ""
 
 
 @attrs.frozen
 class PassOption:
-    """One declared option: its spelling, Python field, type, default and doc line."""
+    """One declared option: its spelling, Python field, type, default, doc line and,
+    for numbers, the valid range (None: unbounded on that side)."""
 
     name: str
     field: str
     type: type
     default: Any
     doc: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[str, ...] = ()  # a string option's allowed values (empty: any)
+
+    def range_text(self) -> str:
+        """`>= 1`, `0 to 10`, `egraph, greedy` or '' (unbounded)."""
+        if self.choices:
+            return ", ".join(self.choices)
+        if self.min is not None and self.max is not None:
+            return f"{self.min} to {self.max}"
+        if self.min is not None:
+            return f">= {self.min}"
+        return f"<= {self.max}" if self.max is not None else ""
 
 
-def option(default: Any, doc: str) -> Any:
-    """Declare a pass option (an attrs field with a doc line)."""
+def option(default: Any, doc: str, *, min: float | None = None, max: float | None = None,
+           choices: tuple[str, ...] = ()) -> Any:
+    """Declare a pass option (an attrs field with a doc line).  A number option states
+    its valid range and a string option its allowed values, so that a value outside
+    them (`max-iterations=-5`, `driver=egrahp`) is a command-line error instead of a
+    pass quietly doing nothing."""
+    metadata = {"doc": doc, "min": min, "max": max, "choices": choices}
     if isinstance(default, list):
-        return attrs.field(factory=lambda: list(default), metadata={"doc": doc})
-    return attrs.field(default=default, metadata={"doc": doc})
+        return attrs.field(factory=lambda: list(default), metadata=metadata)
+    return attrs.field(default=default, metadata=metadata)
 
 
 def options_of(cls: type[Pass]) -> list[PassOption]:
@@ -93,14 +112,15 @@ def options_of(cls: type[Pass]) -> list[PassOption]:
     for f in attrs.fields(cls):
         default = f.default.factory() if isinstance(f.default, attrs.Factory) else f.default  # type: ignore[union-attr]
         ftype = f.type if isinstance(f.type, type) else _TYPES.get(str(f.type), str)
-        out.append(PassOption(f.name.replace("_", "-"), f.name, ftype, default, f.metadata.get("doc", "")))
+        out.append(PassOption(f.name.replace("_", "-"), f.name, ftype, default, f.metadata.get("doc", ""),
+                              f.metadata.get("min"), f.metadata.get("max"), f.metadata.get("choices", ())))
     return out
 
 
 _TYPES: dict[str, type] = {"int": int, "bool": bool, "str": str, "float": float, "list[str]": list}
 
 
-def _format_value(value: Any) -> str:
+def format_option_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, list):
@@ -119,18 +139,22 @@ def convert_option(opt: PassOption, text: str | None) -> Any:
         raise ValueError(f"'{text}' is invalid value for boolean argument '{opt.name}'! Try 0 or 1")
     if text is None:
         raise ValueError(f"option '{opt.name}' requires a value")
-    if opt.type is int:
+    if opt.type in (int, float):
+        kind = "integer" if opt.type is int else "floating point"
         try:
-            return int(text, 0)
+            value = int(text, 0) if opt.type is int else float(text)
         except ValueError:
-            raise ValueError(f"'{text}' value invalid for integer argument '{opt.name}'") from None
-    if opt.type is float:
-        try:
-            return float(text)
-        except ValueError:
-            raise ValueError(f"'{text}' value invalid for floating point argument '{opt.name}'") from None
+            raise ValueError(f"'{text}' value invalid for {kind} argument '{opt.name}'") from None
+        # `not (a <= b)` also refuses a NaN float.
+        if opt.min is not None and not opt.min <= value or opt.max is not None and not value <= opt.max:
+            raise ValueError(f"'{text}' value invalid for {kind} argument '{opt.name}' "
+                             f"(valid: {opt.range_text()})")
+        return value
     if opt.type is list:
         return [t for t in text.split(",") if t]
+    if opt.choices and text not in opt.choices:
+        raise ValueError(f"for the '{opt.name}' option: Cannot find option named '{text}'! "
+                         f"(valid: {opt.range_text()})")
     return text
 
 
@@ -145,17 +169,3 @@ def register_pass(cls: P) -> P:
         raise ValueError(f"pass {cls.__name__} needs a unique NAME (got {cls.NAME!r})")
     PASSES[cls.NAME] = cls
     return cls
-
-
-def pass_docs_markdown() -> str:
-    """Markdown listing every registered pass with its options (for docs and --help)."""
-    out = []
-    for name in sorted(PASSES):
-        cls = PASSES[name]
-        out.append(f"### `-{name}`: {cls.SUMMARY}\n")
-        if cls.__doc__:
-            out.append(cls.__doc__.strip() + "\n")
-        for o in options_of(cls):
-            out.append(f"- `{o.name}` ({o.type.__name__}, default `{_format_value(o.default)}`): {o.doc}")
-        out.append("")
-    return "\n".join(out)

@@ -106,7 +106,8 @@ def _resolve(user: Operation, ref: A.SymbolRefAttr, tables: dict[Operation, Symb
 @register_pass
 @attrs.define
 class SymbolDCE(Pass):
-    """Erases unreferenced private symbols (and public ones in hidden symbol tables)."""
+    """MLIR's SymbolDCE: erases private symbols no live op refers to (and public ones in
+    hidden symbol tables)."""
 
     NAME = "symbol-dce"
     SUMMARY = "Eliminate dead symbols"

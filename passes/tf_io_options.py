@@ -26,8 +26,6 @@ from typing import Mapping
 
 import attrs
 
-from egraft.ir.graphdef.messages import DataType
-
 
 @attrs.frozen
 class Feed:
@@ -80,6 +78,8 @@ def parse_tensor(text: str) -> tuple[str, int]:
 
 
 def _dtype(text: str, flag: str) -> int | None:
+    from egraft.ir.graphdef.messages import DataType  # protobuf loads only when a type flag is given
+
     text = text.strip()
     if not text:
         return None

@@ -37,10 +37,13 @@ def _parse_switch(p, _) -> Operation:
 
 
 def _print_switch(pr, op: Operation) -> None:
+    if len(op.operands) < 2 or len(op.results) != 3:
+        pr.print_generic_op(op)  # malformed (unverified) IR: only the generic form can show it
+        return
     print_name_operands(pr, op)
     data, predicate = op.operands[0].type, op.operands[1].type
-    short = (op.results[0].type is data and op.results[1].type is data
-             and not isinstance(predicate, T.UnrankedTensorType))
+    # The short form reads back as a `tensor<i1>` predicate: any other predicate needs the functional type.
+    short = op.results[0].type is data and op.results[1].type is data and predicate is I1_SCALAR
     print_type_or_functional(pr, op, short, data)
     pr.print_op_attr_dict(op)
 
@@ -81,6 +84,11 @@ def _parse_switch_n(p, _) -> Operation:
 
 
 def _print_switch_n(pr, op: Operation) -> None:
+    # The custom form states one type: data and outputs of that type, a `tensor<i32>` index.
+    if len(op.operands) < 2 or op.operands[1].type is not I32_SCALAR or \
+            any(t is not op.operands[0].type for t in op.result_types[:-1]):
+        pr.print_generic_op(op)
+        return
     print_name_operands(pr, op, op.operands[:2])
     pr.write(f" of {len(op.results) - 1}")
     if len(op.operands) > 2:
@@ -128,11 +136,15 @@ def _parse_merge(p, _) -> Operation:
 
 
 def _print_merge(pr, op: Operation) -> None:
+    if len(op.results) != 3:
+        pr.print_generic_op(op)
+        return
     print_name_operands(pr, op)
     output = op.results[0].type
     data = [v.type for v in op.operands if not is_control(v.type)]
+    # The short form reads back as two data operands of the output's type and a `tensor<i32>` index.
     short = len(data) == 2 and all(t is output for t in data) and \
-        all(is_control(v.type) for v in op.operands[2:])
+        all(is_control(v.type) for v in op.operands[2:]) and op.results[1].type is I32_SCALAR
     print_type_or_functional(pr, op, short, output)
     pr.print_op_attr_dict(op)
 
@@ -185,6 +197,9 @@ def _parse_enter(p, _) -> Operation:
 
 
 def _print_enter(pr, op: Operation) -> None:
+    if not op.operands or len(op.results) != 2 or op.attr("frame_name") is None:
+        pr.print_generic_op(op)
+        return
     print_name_operands(pr, op)
     pr.write(" frame " + A.escape_string(op.attr("frame_name").value))  # type: ignore[union-attr]
     iterations = op.attr("parallel_iterations")
@@ -227,6 +242,10 @@ def _parse_exit(p, _) -> Operation:
 
 
 def _print_exit(pr, op: Operation) -> None:
+    # The custom form states one type, for the input and the output alike.
+    if not op.operands or len(op.results) != 2 or op.operands[0].type is not op.results[0].type:
+        pr.print_generic_op(op)
+        return
     print_name_operands(pr, op)
     pr.write(" : ")
     pr.print_type(op.results[0].type)
@@ -260,6 +279,9 @@ def _parse_loop_cond(p, _) -> Operation:
 
 
 def _print_loop_cond(pr, op: Operation) -> None:
+    if not op.operands or len(op.results) != 2:
+        pr.print_generic_op(op)
+        return
     print_name_operands(pr, op)
     data, output = op.operands[0].type, op.results[0].type
     print_type_or_functional(pr, op, data is output, data)
@@ -286,6 +308,9 @@ def _parse_source(p, _) -> Operation:
 
 
 def _print_source(pr, op: Operation) -> None:
+    if len(op.results) != 3 or op.results[1].type is not TOKEN:
+        pr.print_generic_op(op)
+        return
     pr.write(pr.op_name_text(op) + " : ")
     pr.print_type(op.results[0].type)
     pr.print_op_attr_dict(op)
@@ -321,6 +346,9 @@ def _parse_sink(p, _) -> Operation:
 
 
 def _print_sink(pr, op: Operation) -> None:
+    if len(op.operands) < 2 or op.operands[0].type is not TOKEN:
+        pr.print_generic_op(op)
+        return
     pr.write(pr.op_name_text(op) + "[")
     pr.print_operand(op.operands[0])
     pr.write("] ")

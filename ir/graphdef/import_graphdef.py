@@ -23,9 +23,9 @@ from ..dialects.tfg_types import CONTROL
 from ..location import UNKNOWN, FusedLoc, Location, NameLoc
 from ..parser import gc_paused
 from .convert_attrs import attr_value_to_attr
-from .convert_types import ConversionError, dtype_to_type, full_type_attr
+from .convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
 from .errors import GraphDefError
-from .messages import FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
+from .messages import DataType, FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
 from .op_registry import lookup_op
 from .signatures import Segments, output_types, parse_tensor_name
 
@@ -139,6 +139,7 @@ class Importer:
             created.append((node, info.op))  # type: ignore[arg-type]
         missing: list[tuple[str, str]] = []
         for node, op in created:
+            self.check_arity(node, op)
             data: list[Value] = []
             control: list[Value] = []
             for ref in node.input:
@@ -160,6 +161,18 @@ class Importer:
             raise ImportFailure("\n".join(f"Non-existent input {ref} in node {name}"
                                           for ref, name in sorted(missing)))
         block.extend(op for _, op in created)
+
+    def check_arity(self, node: NodeDef, op: Operation) -> None:
+        """A node's data inputs must be as many as its OpDef's input args expand to, as
+        TensorFlow's graph importer checks (``ValidateNodeDef``): a one-input Switch
+        would otherwise become IR that no later step can handle.  TF's message follows
+        the types with ``Op<...>`` (the OpDef summarized); the bundled registry lacks the
+        allowed values and minimums that summary shows, so it is left out here."""
+        expected = _input_dtypes(self.op_def(node.op), op.all_attributes())  # type: ignore[arg-type]
+        given = sum(1 for ref in node.input if not ref.startswith("^"))
+        if expected is not None and len(expected) != given:
+            raise ImportFailure(f"NodeDef expected inputs '{', '.join(expected)}' do not match {given} inputs "
+                                f"specified; NodeDef: {{{{node {node.name}}}}}")
 
     # ------------------------------------------------------------ module
 
@@ -259,6 +272,36 @@ class Importer:
         attrs["arg_attrs"] = A.ArrayAttr(tuple(arg_attrs))
         attrs["res_attrs"] = A.ArrayAttr(tuple(res_attrs))
         return Operation.create("tfg.func", attributes=attrs, regions=[Region(blocks=[block])])
+
+
+def _input_dtypes(op_def: OpDef, attrs: dict[str, A.Attribute]) -> list[str] | None:
+    """TF's names (``float``, ``int32_ref``) of the input types a node of ``op_def`` takes
+    with ``attrs``; None when an attribute they depend on is missing or not a type."""
+    names: list[str] = []
+    for arg in op_def.input_arg:
+        if arg.type_list_attr:
+            listed = attrs.get(arg.type_list_attr)
+            if not isinstance(listed, A.ArrayAttr) or not all(isinstance(t, A.TypeAttr) for t in listed):
+                return None
+            dtypes = [_dtype_of(t.value) for t in listed]  # type: ignore[attr-defined]
+        else:
+            count = attrs.get(arg.number_attr) if arg.number_attr else A.IntegerAttr(1, T.i64)
+            type_attr = attrs.get(arg.type_attr) if arg.type_attr else None
+            if not isinstance(count, A.IntegerAttr) or not (arg.type or isinstance(type_attr, A.TypeAttr)):
+                return None
+            dtype = arg.type or _dtype_of(type_attr.value)  # type: ignore[union-attr]
+            dtypes = [dtype] * max(count.value, 0)
+        if any(d is None for d in dtypes):
+            return None
+        names += [DataType.Name(d)[3:].lower() + ("_ref" if arg.is_ref else "") for d in dtypes]  # type: ignore[arg-type]
+    return names
+
+
+def _dtype_of(t: T.Type) -> int | None:
+    try:
+        return type_to_dtype(t)
+    except ConversionError:
+        return None
 
 
 def _arg_dtype(arg) -> T.Type:

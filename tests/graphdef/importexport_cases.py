@@ -3,28 +3,18 @@
 ``roundtrip/*.pbtxt`` are checked as TF's ``verify_roundtrip`` does: import, verify,
 print (with locations) and re-parse, export, compare under TF's equivalence.
 ``graphdef_to_mlir/*.pbtxt`` and ``mlir_to_graphdef/*.mlir`` run their RUN lines through
-the peer runner with ``tfg-translate -graphdef-to-mlir`` spelled ``egraft-opt`` (the
-format comes from the extension) and ``-mlir-to-graphdef`` spelled
-``egraft-opt --emit=graphdef``; CHECK lines go to the ``filecheck`` package.
+the peer runner, which swaps only the tool name (``egraft-opt`` takes ``tfg-translate``'s
+``-graphdef-to-mlir`` and ``-mlir-to-graphdef`` flags); CHECK lines go to the
+``filecheck`` package.
 Also runnable as a script that prints per-folder pass counts.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from graphdef_paths import IMPORTEXPORT
-
-_TRANSLATE = re.compile(r"tfg-translate\s+--?(graphdef-to-mlir|mlir-to-graphdef)")
-_HASH_RUN = re.compile(r"#\s*RUN:(.*)$", re.M)
-
-
-def _rewrite(run: str) -> str:
-    return _TRANSLATE.sub(lambda m: "egraft-opt" if m.group(1) == "graphdef-to-mlir"
-                          else "egraft-opt --emit=graphdef", run)
-
 
 def _runner():
     """The lit-style peer runner (tests/peer), importable from any working directory."""
@@ -38,16 +28,11 @@ def _runner():
 
 def translate_cases():
     """Runner cases of the graphdef_to_mlir and mlir_to_graphdef folders."""
-    runner = _runner()
-    Case, cases = runner.Case, runner.cases
-
+    cases = _runner().cases
     out = []
-    for path in sorted(IMPORTEXPORT.glob("graphdef_to_mlir/*.pbtxt")):
-        runs = tuple(_rewrite(r.strip()) for r in _HASH_RUN.findall(path.read_text(encoding="utf-8")))
-        out.append(Case(f"graphdef_to_mlir/{path.name}", path, path.read_text(encoding="utf-8"), runs))
-    for path in sorted(IMPORTEXPORT.glob("mlir_to_graphdef/*.mlir")):
-        for case in cases(path, f"mlir_to_graphdef/{path.name}"):
-            out.append(Case(case.id, case.path, case.text, tuple(_rewrite(r) for r in case.run_lines)))
+    for pattern in ("graphdef_to_mlir/*.pbtxt", "mlir_to_graphdef/*.mlir"):
+        for path in sorted(IMPORTEXPORT.glob(pattern)):
+            out += cases(path, f"{path.parent.name}/{path.name}")
     return out
 
 

@@ -1,10 +1,12 @@
 """A lit-style runner for `.mlir` tests: RUN lines, `-split-input-file` cases, FileCheck.
 
-A test file's `// RUN:` lines run through lit's own shell parser (pipes,
-`&&`, redirections, `not`), with the peer tools renamed: `tf-opt`,
-`mlir-opt`, `tfg-opt-no-passes` and `tfg-transforms-opt` become
-`egraft-opt`, `FileCheck` becomes the `filecheck` package.  Both run in
-this process, which keeps a few hundred cases to seconds.
+A test file's `// RUN:` lines (`# RUN:` in `.pbtxt` files) run through lit's own
+shell parser (pipes, `&&`, redirections, `not`), with the peer tools renamed and
+nothing else changed: `tf-opt`, `mlir-opt`, `tfg-opt-no-passes`,
+`tfg-transforms-opt` and `tfg-translate` become `egraft-opt` (which takes
+`tfg-translate`'s `-graphdef-to-mlir`/`-mlir-to-graphdef` as flags), `FileCheck`
+becomes the `filecheck` package.  Both run in this process, which keeps a few
+hundred cases to seconds.
 
 When a RUN line uses `-split-input-file`, the file is cut at its `// -----`
 lines and each case runs on its own: the case's text, preceded by as many
@@ -33,8 +35,8 @@ from lit.ShUtil import ShParser
 from egraft.passes.cli import main as egraft_opt_main
 
 TOOL_RENAMES = {"tf-opt": "egraft-opt", "mlir-opt": "egraft-opt", "tfg-opt-no-passes": "egraft-opt",
-                "tfg-transforms-opt": "egraft-opt", "FileCheck": "filecheck"}
-_RUN = re.compile(r"//\s*RUN:(.*)$")
+                "tfg-transforms-opt": "egraft-opt", "tfg-translate": "egraft-opt", "FileCheck": "filecheck"}
+_RUN = re.compile(r"(?://|#)\s*RUN:(.*)$")
 _SPLIT = re.compile(r"^[ \t]*// -----[^\n]*(?:\n|\Z)", re.M)
 
 
