@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +48,7 @@ def fuzz_one(driver_text: str, examples: int, max_ops: int, seed: int | None, sh
         prop()
         outcome = "ok"
     except Exception as e:  # the failure, as hypothesis reports it (falsifying example included)
-        outcome = f"FAIL {type(e).__name__}: {e}"
+        outcome = f"FAIL {type(e).__name__}: {e}\n{traceback.format_exc()}"
     return {"driver": driver_text, "outcome": outcome, "cpu_s": round(time.process_time() - start, 1)}
 
 

@@ -9,6 +9,14 @@ canonicalize no slower than xDSL's greedy one, ≥50× faster than its eqsat pip
 near-linear from 10k to 100k ops.
 
 Run: python bench/race/run.py [--sizes 10000,100000] [--repeat 3] [--eqsat-max 10000] [--no-tf]
+
+The shape race (`--shapes`) times whole processes instead (`whole_process.py`): egraft-opt's
+e-graph and greedy canonicalize, xdsl-opt's canonicalize and its eqsat pipeline, on every
+generator of `shapes.py` at each size, each run capped by `--timeout`, every output checked
+with the interpreter. Figures are wall / CPU seconds and ops left; ratios use CPU seconds.
+
+    python bench/race/run.py --shapes all                      # 1k, 10k, 100k ops
+    python bench/race/run.py --shapes arith-chain,graph-tf --sizes 1000,10000 --timeout 120
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen  # noqa: E402
+import shapes  # noqa: E402
+import whole_process  # noqa: E402
 import xdsl_side  # noqa: E402
 
 OUT = HERE.parents[0] / "out"
@@ -111,14 +121,76 @@ def ratios(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def shape_race(names: list[str], sizes: list[int], tools: tuple[str, ...], timeout: float, check: bool) -> str:
+    """Every tool on every shape and size, whole process; the report as markdown."""
+    workdir = OUT / "race_shapes"
+    workdir.mkdir(parents=True, exist_ok=True)
+    matcher = Path(xdsl_side.eqsat_matcher_file(str(workdir)))
+    report = []
+    for name in names:
+        rows = []
+        for n in sizes:
+            src = workdir / f"{name}_{n}.mlir"
+            src.write_text(shapes.SHAPES[name](n, 0))
+            runs = whole_process.race_file(src, tools, timeout, matcher, check)
+            rows.append((n, runs))
+            print(json.dumps({"shape": name, "ops": n, **{t: r.cell() for t, r in runs.items()}}), flush=True)
+        report += [f"### {name}", "", shape_table(rows, tools), "", shape_ratios(rows, tools), ""]
+    return "\n".join(report)
+
+
+def shape_table(rows: list[tuple[int, dict]], tools: tuple[str, ...]) -> str:
+    head = "| ops in | " + " | ".join(f"{t}: wall s / CPU s / ops left" for t in tools) + " |"
+    lines = [head, "|" + "---|" * (len(tools) + 1)]
+    lines += [f"| {n} | " + " | ".join(runs[t].cell() for t in tools) + " |" for n, runs in rows]
+    return "\n".join(lines)
+
+
+def shape_ratios(rows: list[tuple[int, dict]], tools: tuple[str, ...]) -> str:
+    """CPU-time ratios against egraft's e-graph canonicalize (above 1: egraft e-graph is faster)."""
+    out = []
+    base = "egraft egraph"
+    for n, runs in rows:
+        eg = runs.get(base)
+        if eg is None or eg.status != "ok":
+            out.append(f"- {n} ops: egraft egraph {eg.cell() if eg else 'not run'}")
+            continue
+        parts = []
+        for t in tools:
+            r = runs[t]
+            if t == base:
+                continue
+            parts.append(f"{t} / egraph CPU = {r.cpu / eg.cpu:.2f}" + (f", ops left {r.ops_left} vs {eg.ops_left}"
+                         if r.status == "ok" else f" ({r.cell()})"))
+        out.append(f"- {n} ops: " + "; ".join(parts))
+    ok = [(n, runs[base]) for n, runs in rows if base in runs and runs[base].status == "ok"]
+    if len(ok) > 1:
+        (n0, a), (n1, b) = ok[0], ok[-1]
+        out.append(f"- egraft egraph growth {n0} → {n1} ops: {b.cpu / a.cpu:.1f}× CPU for {n1 / n0:.0f}× ops")
+    return "\n".join(out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--sizes", default=None, help="default 10000,100000 (1000,10000,100000 with --shapes)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--eqsat-max", type=int, default=10_000, help="largest size to run xDSL's eqsat on")
     ap.add_argument("--no-tf", action="store_true")
     ap.add_argument("--only-tf", action="store_true")
+    ap.add_argument("--shapes", default="", help="the whole-process shape race: 'all' or names from shapes.py")
+    ap.add_argument("--tools", default=",".join(whole_process.TOOLS), help="shape race: tools to run")
+    ap.add_argument("--timeout", type=float, default=600, help="shape race: seconds per run before 'timeout'")
+    ap.add_argument("--no-check", action="store_true", help="shape race: skip the interpreter check of outputs")
     args = ap.parse_args()
+    if args.shapes:
+        sizes = [int(s) for s in (args.sizes or "1000,10000,100000").split(",")]
+        tools = tuple(t for t in whole_process.TOOLS if t in args.tools.split(","))
+        text = shape_race(shapes.select(args.shapes), sizes, tools, args.timeout, not args.no_check)
+        OUT.mkdir(exist_ok=True)
+        (OUT / "race_shapes.md").write_text(text + "\n")
+        print(text)
+        return
+    args.sizes = args.sizes or "10000,100000"
     report = []
     if not args.only_tf:
         rows = arith_race([int(s) for s in args.sizes.split(",")], args.repeat, args.eqsat_max)

@@ -367,8 +367,8 @@ class FunctionBuilder:
         work = list(values)
         if how == "left":
             acc = work[0]
-            for v in work[1:]:
-                acc = self.binary(name, acc, v)
+            for v in work[1:]:  # (fan-out results of tensors may not broadcast together: skipped)
+                acc = self.binary(name, acc, v) if broadcast(_shape(acc), _shape(v)) is not None else acc
             return acc
         while len(work) > 1:
             if how == "balanced":
