@@ -23,6 +23,7 @@ from typing import Callable, Sequence, TextIO
 import attrs
 
 from egraft.ir import REGISTRY, DiagnosticError
+from egraft.ir.deep import run_with_deep_stack
 
 from .driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
 from .formats import Format, PrintOptions, format_for
@@ -231,13 +232,14 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
     if in_fmt.read is None and not in_fmt.is_mlir_text:
         stderr.write(f"{TOOL}: error: cannot read {in_fmt.name} files\n")
         return 1
+    output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
     try:
-        output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
-    except OutputError as e:
-        stderr.write(f"{TOOL}: error: {e}\n")
-        return 1
-    try:
-        ok, output = _process(inv, data, filename, in_fmt, out_fmt, stderr)
+        if output_file is not None:
+            output_file.open()  # before any work, as mlir-opt opens its output
+        # Parsing, passes and printing recurse once per nesting level: they run on a thread
+        # whose stack fits the deepest input the parser accepts (ir/deep.py).  The output
+        # file stays with this thread, which Ctrl-C interrupts, so it is always cleaned up.
+        ok, output = run_with_deep_stack(_process, inv, data, filename, in_fmt, out_fmt, stderr)
         if output_file is None:  # stdout shows the chunks that succeeded, as mlir-opt does
             _write_stdout(output, stdout)
         elif ok:

@@ -41,16 +41,21 @@ class OutputFile:
     """An output path opened for one run: `commit(data)` on success, `discard()` otherwise."""
 
     def __init__(self, path: str) -> None:
+        """Nothing is touched until `open`: a caller can hold the object in a `try` whose
+        `finally` discards it before any file exists (Ctrl-C may come at any point)."""
         self.path = path
         self._fd: int | None = None
         self._temp: str | None = None  # set for atomic replacement
         self._target = os.path.realpath(path)
         self._mode: int | None = None  # an existing regular file's mode, kept on replacement
         self._in_place = False  # a regular file written in place (its directory is not writable)
+
+    def open(self) -> None:
+        """Check the target and create what will be written; OutputError if impossible."""
         try:
             self._open()
         except OSError as e:
-            raise OutputError(f"cannot open output file '{path}': {_reason(e)}") from None
+            raise OutputError(f"cannot open output file '{self.path}': {_reason(e)}") from None
 
     def _open(self) -> None:
         try:
@@ -86,12 +91,16 @@ class OutputFile:
         directory = os.path.dirname(self._target)
         for _ in range(100):
             temp = os.path.join(directory, f"{_TEMP_PREFIX}{os.path.basename(self._target)}.{os.urandom(4).hex()}")
+            self._temp = temp  # recorded first: `discard` removes it whenever it comes
             try:
                 # 0o666: the kernel applies the umask, so a new file gets the usual permissions.
                 self._fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
             except FileExistsError:
+                self._temp = None
                 continue
-            self._temp = temp
+            except OSError:
+                self._temp = None
+                raise
             return
         raise FileExistsError(errno.EEXIST, "no unused temporary file name")
 
@@ -107,8 +116,8 @@ class OutputFile:
             if self._temp is not None:
                 if self._mode is not None:
                     os.fchmod(self._fd, self._mode)
-                os.close(self._fd)
-                self._fd = None
+                fd, self._fd = self._fd, None
+                os.close(fd)
                 os.replace(self._temp, self._target)
                 self._temp = None
         except OSError as e:
@@ -119,8 +128,8 @@ class OutputFile:
     def discard(self) -> None:
         """Close, and remove the temporary file if the output was not committed."""
         if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+            fd, self._fd = self._fd, None
+            os.close(fd)
         if self._temp is not None:
             try:
                 os.unlink(self._temp)

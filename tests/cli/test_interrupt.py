@@ -7,6 +7,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from .tool import COMMAND
 
 
@@ -17,7 +19,8 @@ def _long_input(path: Path, ops: int) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def test_sigint_during_a_long_pipeline(tmp_path: Path) -> None:
+@pytest.mark.parametrize("delay", [0.0, 0.5], ids=["as-the-output-opens", "in-the-pipeline"])
+def test_sigint_during_a_long_pipeline(tmp_path: Path, delay: float) -> None:
     src, out = tmp_path / "big.mlir", tmp_path / "out.mlir"
     _long_input(src, 30_000)
     proc = subprocess.Popen([*COMMAND, str(src), "-canonicalize", "-cse", "-o", str(out)],
@@ -29,6 +32,8 @@ def test_sigint_during_a_long_pipeline(tmp_path: Path) -> None:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "egraft-opt never opened its output"
             time.sleep(0.01)
+        time.sleep(delay)
+        assert proc.poll() is None, "the pipeline ended before the signal"
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=120)
     finally:
