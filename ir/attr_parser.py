@@ -20,8 +20,11 @@ _VERBATIM_KEYWORDS = ("opaque", "sparse", "strided", "distinct", "dense_array")
 _TYPED_VERBATIM = ("opaque", "sparse")
 # A parenthesized dimension list as 2019's bare affine maps and sets begin with it.
 _RAW_AFFINE = re.compile(r"\(\s*(?:d\d+\s*(?:,\s*d\d+\s*)*)?\)\s*(?:\[[^\]]*\]\s*)?(?:->|:)")
-# `() ->` begins a function type today, and began a dimensionless map in 2019.
+# `() ->` begins a function type today; it began a dimensionless map in 2019,
+# whose results (constants, with no dimension or symbol to name) start with
+# a digit or a minus, possibly in parentheses.
 _EMPTY_ARROW = re.compile(r"\(\s*\)\s*->")
+_CONSTANT_MAP = re.compile(r"\(\s*\)\s*->\s*\((?:\s*\()*\s*[-\d]")
 # A dense literal's hex string (lower-case digits are accepted, upper-case stored).
 _HEX_LITERAL = re.compile(r'"0x([0-9A-Fa-f]*+)"')
 _HEX_LOWER = re.compile(r"[a-f]")
@@ -64,10 +67,8 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
     if c == "-" or c.isdigit():
         return _parse_number_attr(p, type)
     if c == "(" and _RAW_AFFINE.match(text, pos):
-        if _EMPTY_ARROW.match(text, pos):
-            fn = _optional_function_type(p)
-            if fn is not None:
-                return A.TypeAttr(fn)
+        if _EMPTY_ARROW.match(text, pos) and not _CONSTANT_MAP.match(text, pos):
+            return A.TypeAttr(p.parse_type())  # `{t = () -> ()}`: a function type
         return _parse_raw_affine(p)
     m = _KEYWORD.match(text, pos)
     if m is not None:
@@ -116,21 +117,6 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
     if t is None:
         raise p.error("expected attribute value")
     return A.TypeAttr(t)
-
-
-def _optional_function_type(p: "Parser") -> T.FunctionType | None:
-    """A function type in attribute position (`{t = () -> ()}`: a TypeAttr
-    for MLIR today), or None, with nothing consumed, for text that only a
-    2019 bare affine map reads (`() -> (0)`)."""
-    from .diagnostics import DiagnosticError
-
-    start = p.pos
-    try:
-        t = p.parse_type()
-    except DiagnosticError:
-        p.pos = start
-        return None
-    return t if isinstance(t, T.FunctionType) else None
 
 
 def fit_integer(magnitude: int, negative: bool, type: T.Type) -> int | None:
