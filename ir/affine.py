@@ -11,12 +11,20 @@ import math
 import re
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from .deep import MAX_NESTING
+
 if TYPE_CHECKING:  # pragma: no cover
     from .parser import Parser
 
 
 class AffineExpr:
+    """`depth` is the height of the expression tree (0 for a leaf), which
+    the parser bounds: printing, hashing and simplifying recurse through it.
+    `divisor` is a positive integer known to divide the expression."""
+
     __slots__ = ()
+    depth = 0
+    divisor = 1
 
     def __add__(self, other: "AffineExpr | int") -> "AffineExpr":
         return simplify_add(self, _e(other))
@@ -94,6 +102,10 @@ class Const(AffineExpr):
     def __init__(self, value: int) -> None:
         self.value = value
 
+    @property
+    def divisor(self) -> int:  # type: ignore[override]
+        return abs(self.value) or 1
+
     def __eq__(self, o: object) -> bool:
         return isinstance(o, Const) and o.value == self.value
 
@@ -105,14 +117,24 @@ class Const(AffineExpr):
 
 
 class Binary(AffineExpr):
-    """`kind` is one of add, mul, mod, floordiv, ceildiv."""
+    """`kind` is one of add, mul, mod, floordiv, ceildiv.  What simplification
+    asks of every operand (depth, divisor, whether it is symbolic) is computed
+    once here, so that building an expression term by term stays linear."""
 
-    __slots__ = ("kind", "lhs", "rhs")
+    __slots__ = ("kind", "lhs", "rhs", "depth", "divisor", "symbolic")
 
     def __init__(self, kind: str, lhs: AffineExpr, rhs: AffineExpr) -> None:
         self.kind = kind
         self.lhs = lhs
         self.rhs = rhs
+        self.depth = 1 + max(lhs.depth, rhs.depth)
+        if kind == "mul":
+            self.divisor = lhs.divisor * rhs.divisor
+        elif kind == "add":
+            self.divisor = math.gcd(lhs.divisor, rhs.divisor)
+        else:
+            self.divisor = 1
+        self.symbolic = lhs.is_symbolic_or_constant() and rhs.is_symbolic_or_constant()
 
     def __eq__(self, o: object) -> bool:
         return isinstance(o, Binary) and (o.kind, o.lhs, o.rhs) == (self.kind, self.lhs, self.rhs)
@@ -121,19 +143,12 @@ class Binary(AffineExpr):
         return hash((self.kind, self.lhs, self.rhs))
 
     def is_symbolic_or_constant(self) -> bool:
-        return self.lhs.is_symbolic_or_constant() and self.rhs.is_symbolic_or_constant()
+        return self.symbolic
 
 
 def largest_known_divisor(e: AffineExpr) -> int:
     """A positive integer known to divide `e` (1 if nothing better is known)."""
-    if isinstance(e, Const):
-        return abs(e.value) or 1
-    if isinstance(e, Binary):
-        if e.kind == "mul":
-            return largest_known_divisor(e.lhs) * largest_known_divisor(e.rhs)
-        if e.kind == "add":
-            return math.gcd(largest_known_divisor(e.lhs), largest_known_divisor(e.rhs))
-    return 1
+    return e.divisor
 
 
 def _mul_parts(e: AffineExpr) -> tuple[AffineExpr, int]:
@@ -327,13 +342,23 @@ def parse_affine_expr(p: "Parser", resolve: Resolver) -> AffineExpr:
     return _parse_sum(p, resolve)
 
 
+def _check_depth(p: "Parser", expr: AffineExpr, pos: int) -> AffineExpr:
+    """A long chain of operators (`d0 mod 2 mod 3 ...`) nests the expression
+    tree as deeply as parentheses do: it counts against the same bound."""
+    if expr.depth + p.depth > MAX_NESTING:
+        p.enter(pos)  # reports the nesting, as for any other construct
+    return expr
+
+
 def _parse_sum(p: "Parser", resolve: Resolver) -> AffineExpr:
     expr = _parse_product(p, resolve)
     while True:
+        p.skip_ws()
+        pos = p.pos
         if p.parse_optional_punct("+"):
-            expr = expr + _parse_product(p, resolve)
+            expr = _check_depth(p, expr + _parse_product(p, resolve), pos)
         elif p.peek(2) != "->" and p.parse_optional_punct("-"):
-            expr = expr - _parse_product(p, resolve)
+            expr = _check_depth(p, expr - _parse_product(p, resolve), pos)
         else:
             return expr
 
@@ -341,6 +366,7 @@ def _parse_sum(p: "Parser", resolve: Resolver) -> AffineExpr:
 def _parse_product(p: "Parser", resolve: Resolver) -> AffineExpr:
     expr = _parse_unary(p, resolve)
     while True:
+        expr = _check_depth(p, expr, p.pos)
         if p.parse_optional_punct("*"):
             rhs = _parse_unary(p, resolve)
             if not (isinstance(rhs, Const) or isinstance(expr, Const) or rhs.is_symbolic_or_constant()
@@ -365,12 +391,18 @@ def _checked_div(p: "Parser", lhs: AffineExpr, rhs: AffineExpr, kind: str) -> Af
 
 def _parse_unary(p: "Parser", resolve: Resolver) -> AffineExpr:
     p.skip_ws()
-    if p.parse_optional_punct("-"):
-        return -_parse_unary(p, resolve)
-    if p.parse_optional_punct("("):
-        e = _parse_sum(p, resolve)
-        p.parse_punct(")")
-        return e
+    start = p.pos
+    if p.text.startswith(("-", "("), start):
+        p.enter(start)
+        try:
+            p.pos += 1
+            if p.text[start] == "-":
+                return -_parse_unary(p, resolve)
+            e = _parse_sum(p, resolve)
+            p.parse_punct(")")
+            return e
+        finally:
+            p.depth -= 1
     n = p.parse_optional_integer()
     if n is not None:
         return Const(n)
