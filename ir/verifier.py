@@ -67,19 +67,62 @@ def _count_bounds(defs) -> tuple[int, bool, int]:
             sum(1 for d in defs if d.kind == OPTIONAL))
 
 
+class _Ancestry:
+    """The ops enclosing the op being verified (the walk's open ops), indexed
+    so that a dominance or isolation check finds the ancestor it needs
+    instead of climbing to it: a climb per operand made n nested loops whose
+    bounds use a function argument O(n^2)."""
+
+    __slots__ = ("path", "in_block", "isolated")
+
+    def __init__(self) -> None:
+        self.path: list[Operation] = []
+        self.in_block: dict[Block, int] = {}  # block -> path index of the open op in it
+        self.isolated: list[int] = []  # path indices of the open IsolatedFromAbove ops
+
+    def push(self, op: Operation) -> None:
+        index = len(self.path)
+        self.path.append(op)
+        if op.parent is not None:
+            self.in_block[op.parent] = index
+        d = op.opdef
+        if d is not None and "IsolatedFromAbove" in d.trait_kinds:
+            self.isolated.append(index)
+
+    def pop(self) -> None:
+        op = self.path.pop()
+        if op.parent is not None:
+            self.in_block.pop(op.parent, None)
+        if self.isolated and self.isolated[-1] == len(self.path):
+            self.isolated.pop()
+
+
 class Verifier:
     def __init__(self) -> None:
         self._dominators: dict[Region, dict[Block, set[Block]]] = {}
         self._plans: dict[OpDef, _Plan] = {}
         # Types are uniqued, so (constraint, type) verdicts can be remembered.
         self._type_verdicts: dict[tuple[int, object], bool] = {}
+        self._ancestry = _Ancestry()
 
     def run(self, top: Operation) -> None:
-        for op, entering in walk_enter_exit(top):
+        for op, entering in self.walk(top):
             if entering:
                 self.verify_op(op)
             else:
                 self.verify_op_exit(op)
+
+    def walk(self, top: Operation) -> Iterator[tuple[Operation, bool]]:
+        """`walk_enter_exit`, keeping the ancestry of the op yielded current."""
+        ancestry = self._ancestry
+        for op, entering in walk_enter_exit(top):
+            if entering:
+                yield op, True
+                if op.regions:
+                    ancestry.push(op)
+            else:
+                ancestry.pop()
+                yield op, False
 
     # ------------------------------------------------------------ one op
 
@@ -188,7 +231,7 @@ class Verifier:
 
     def _verify_operands_dominate(self, op: Operation) -> None:
         for i, v in enumerate(op.operands):
-            isolating = _isolating_ancestor(v, op)
+            isolating = self._isolating_ancestor(v, op)
             if isolating is not None:
                 err = Diagnostic("error", f"'{op.name}' op using value defined outside the region", op.loc)
                 err.attach_note("required by region isolation constraints", isolating.loc)
@@ -199,17 +242,40 @@ class Verifier:
                 err.attach_note("operand defined here", def_loc)
                 raise DiagnosticError(err)
 
+    def _ancestor_in(self, block: Block, user: Operation) -> Operation | None:
+        """The user, or its enclosing op, that lies in `block`, if the walk's
+        ancestry knows it (None: not an ancestor block, or above the walk)."""
+        if user.parent is block:
+            return user
+        index = self._ancestry.in_block.get(block)
+        if index is None:
+            return None
+        return self._ancestry.path[index]
+
+    def _isolating_ancestor(self, v: Value, user: Operation) -> Operation | None:
+        """The IsolatedFromAbove op (if any) that encloses `user` but not the
+        definition of `v`: the region isolation `v`'s use breaks."""
+        def_block = v.parent_block
+        if def_block is not None and user.parent is not def_block:
+            index = self._ancestry.in_block.get(def_block)
+            if index is not None:  # the innermost isolated ancestor at or below the one in def_block
+                isolated = self._ancestry.isolated
+                return self._ancestry.path[isolated[-1]] if isolated and isolated[-1] >= index else None
+        return _isolating_ancestor(v, user)
+
     def _dominates(self, v: Value, user: Operation) -> bool:
         def_block = v.parent_block
         if def_block is None:
             return False
-        # Climb from the user to the op whose parent block is the def block.
-        ancestor: Operation | None = user
-        while ancestor is not None and ancestor.parent is not def_block:
-            region = ancestor.parent_region
-            if region is not None and _is_graph_region(region) and _region_contains_block(region, def_block):
-                return True
-            ancestor = ancestor.parent_op
+        ancestor = self._ancestor_in(def_block, user)
+        if ancestor is None:
+            # Climb from the user to the op whose parent block is the def block.
+            ancestor = user
+            while ancestor is not None and ancestor.parent is not def_block:
+                region = ancestor.parent_region
+                if region is not None and _is_graph_region(region) and _region_contains_block(region, def_block):
+                    return True
+                ancestor = ancestor.parent_op
         if ancestor is None:
             # The use is outside the def's block; it may be in a sibling block
             # of the same region (checked via the dominator tree).
@@ -348,7 +414,7 @@ def walk_enter_exit(top: Operation) -> Iterator[tuple[Operation, bool]]:
 def iter_diagnostics(top: Operation) -> Iterator[Diagnostic]:
     """Verify op by op, yielding the first error of each failing check."""
     v = Verifier()
-    for op, entering in walk_enter_exit(top):
+    for op, entering in v.walk(top):
         try:
             if entering:
                 v.verify_op(op)
