@@ -31,28 +31,6 @@ class _Names:
         self.block_names: dict[Block, str] = {}
 
 
-class _UsedNames:
-    """Names taken in a region and, through `parent`, in enclosing regions
-    (a chain, so that entering a region costs nothing)."""
-
-    __slots__ = ("names", "parent")
-
-    def __init__(self, parent: "_UsedNames | None") -> None:
-        self.names: set[str] = set()
-        self.parent = parent
-
-    def contains(self, name: str) -> bool:
-        scope: _UsedNames | None = self
-        while scope is not None:
-            if name in scope.names:
-                return True
-            scope = scope.parent
-        return False
-
-    def add(self, name: str) -> None:
-        self.names.add(name)
-
-
 _MISSING = object()
 
 
@@ -95,23 +73,31 @@ class Printer:
         refs = self.names.value_names
         headers = self.names.result_headers
         blocks = self.names.block_names
-        # (region, next value id, next arg id, next conflict id, names used by enclosing scopes)
-        work: list[tuple[Region, int, int, int, _UsedNames]] = []
+        # Regions still to number, (region, next value id, next arg id, next
+        # conflict id), and, below each one's nested regions, the list of the
+        # names it took, released once they are all numbered.
+        work: list[tuple[Region, int, int, int] | list[str]] = []
         state = [0, 0, 0]  # value id, argument id, conflict id
         hint_hooks: dict[str, object] = {}
+        # Names taken by the region being numbered and the regions enclosing it
+        # (one set, updated on entering and leaving a region, so that a lookup
+        # costs the same at any depth).
+        used: set[str] = set()
 
-        def unique(name: str, used: _UsedNames) -> str:
-            if not name.isdigit() and not used.contains(name):
+        def unique(name: str, taken: list[str]) -> str:
+            if not name.isdigit() and name not in used:
                 used.add(name)
+                taken.append(name)
                 return name
             while True:
                 candidate = f"{name}_{state[2]}"
                 state[2] += 1
-                if not used.contains(candidate):
+                if candidate not in used:
                     used.add(candidate)
+                    taken.append(candidate)
                     return candidate
 
-        def number_op(op: Operation, used: _UsedNames) -> None:
+        def number_op(op: Operation, taken: list[str]) -> None:
             results = op.results
             if not results:
                 return
@@ -134,7 +120,7 @@ class Printer:
             groups: list[tuple[str, list[Value]]] = []
             for r, hint in zip(results, hints):
                 if hint is not None:
-                    groups.append(("%" + unique(hint, used), [r]))
+                    groups.append(("%" + unique(hint, taken), [r]))
                 elif not groups:
                     groups.append(("%" + str(state[0]), [r]))
                     state[0] += 1
@@ -151,14 +137,14 @@ class Printer:
                     parts.append(f"{name}:{len(members)}")
             headers[op] = ", ".join(parts) + " = "
 
-        def number_region(region: Region, used: _UsedNames) -> None:
+        def number_region(region: Region, taken: list[str]) -> None:
             for bi, block in enumerate(region.blocks):
                 blocks[block] = f"bb{bi}"
                 arg_hints = _block_arg_hints(region, bi)
                 for ai, arg in enumerate(block.args):
                     hint = arg_hints[ai] if arg_hints is not None and ai < len(arg_hints) else None
                     if hint is not None:
-                        refs[arg] = "%" + unique(hint, used)
+                        refs[arg] = "%" + unique(hint, taken)
                     elif bi == 0:
                         refs[arg] = f"%arg{state[1]}"
                         state[1] += 1
@@ -166,20 +152,24 @@ class Printer:
                         refs[arg] = f"%{state[0]}"
                         state[0] += 1
                 for op in block:
-                    number_op(op, used)
+                    number_op(op, taken)
 
-        top_used = _UsedNames(None)
-        number_op(top, top_used)
+        number_op(top, [])
         for region in reversed(top.regions):
-            work.append((region, state[0], state[1], state[2], top_used))
+            work.append((region, state[0], state[1], state[2]))
         while work:
-            region, state[0], state[1], state[2], parent_used = work.pop()
-            used = _UsedNames(parent_used)
-            number_region(region, used)
+            item = work.pop()
+            if isinstance(item, list):  # a region's nested regions are done
+                used.difference_update(item)
+                continue
+            region, state[0], state[1], state[2] = item
+            taken: list[str] = []
+            number_region(region, taken)
+            work.append(taken)
             pending = []
             for op in region.ops():
                 for nested in op.regions:
-                    pending.append((nested, state[0], state[1], state[2], used))
+                    pending.append((nested, state[0], state[1], state[2]))
             work.extend(reversed(pending))
 
     def value_name(self, v: Value) -> str:
