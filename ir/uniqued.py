@@ -13,6 +13,8 @@ import struct
 from typing import Any, ClassVar
 
 _INSTANCES: dict[tuple, Any] = {}
+TEXT_CACHE_LIMIT = 4096
+"""The longest printed text an instance keeps (see `Uniqued.__str__`)."""
 
 
 class Uniqued:
@@ -24,8 +26,8 @@ class Uniqued:
     `_normalize` may canonicalize the arguments before they become the
     uniquing key, and `_derive` may compute extra slots from the fields.
     Field values must be hashable (tuples, never lists).  Instances cache
-    their printed text in `_text`, since printing happens far more often
-    than construction.
+    their printed text (up to `TEXT_CACHE_LIMIT` characters) in `_text`,
+    since printing happens far more often than construction.
     """
 
     __slots__ = ("_text",)
@@ -72,7 +74,12 @@ class Uniqued:
     def __str__(self) -> str:
         text = self._text
         if text is None:
-            text = self._text = self._render()
+            text = self._render()
+            # Long texts are rebuilt when asked again: a type nested n deep would
+            # otherwise keep n texts of up to n levels each (quadratic memory),
+            # and a weight's hex text would double its memory.
+            if len(text) <= TEXT_CACHE_LIMIT:
+                self._text = text
         return text
 
     def _render(self) -> str:
