@@ -195,7 +195,8 @@ def help_text() -> str:
     for name in sorted(PASSES):
         lines.append(f"  --{name:<38} {PASSES[name].SUMMARY}")
         for o in options_of(PASSES[name]):
-            lines.append(f"      {o.name + '=<' + o.type.__name__ + '>':<36} {o.doc}")
+            valid = f" (valid: {o.range_text()})" if o.range_text() else ""
+            lines.append(f"      {o.name + '=<' + o.type.__name__ + '>':<36} {o.doc}{valid}")
     return "\n".join(lines) + "\n"
 
 
