@@ -162,7 +162,7 @@ def export_graphdef(top: Operation, source: str = "<module>",
             raise ExportFailure(f"a GraphDef holds one graph, the module has {len(graphs)} tfg.graph ops")
         if others:
             raise ExportFailure(f"'{others[0].name}' cannot be exported to a GraphDef (expected tfg.graph "
-                                f"and tfg.func only; convert tf_executor with --emit=graphdef)")
+                                f"and tfg.func only)")
         if graphs:
             export_graph(graphs[0], out)
         lookup = signatures or library_lookup(funcs)
