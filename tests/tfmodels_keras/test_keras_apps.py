@@ -50,3 +50,25 @@ def test_every_path_computes_what_the_model_computes(models: dict[str, zoo.Model
         assert len(r.compared) >= len(files.meta["outputs"])
     canonicalized = next(r for r in results if r.path == "canonicalize")
     assert canonicalized.nodes_after < files.meta["nodes"]  # it did something, and kept the outputs
+
+
+def test_the_comparison_sees_a_one_percent_change(models: dict[str, zoo.ModelFiles], tmp_path: Path) -> None:
+    """A negative control: the same check finds a 1% change of the classifier's bias
+    (near the logits, where a softmax would hide it under atol)."""
+    import numpy as np
+
+    from egraft.ir.graphdef import save_graphdef
+
+    files = models["MobileNet"]
+    original = load_graphdef(files.pb)
+    changed = load_graphdef(files.pb)
+    consts = [n for n in changed.node if n.op == "Const" and n.attr["value"].tensor.dtype == 1]
+    bias = min((n for n in consts if len(n.attr["value"].tensor.tensor_shape.dim) == 1
+                and n.attr["value"].tensor.tensor_shape.dim[0].size == 1000), key=lambda n: n.name)
+    tensor = bias.attr["value"].tensor
+    values = np.frombuffer(tensor.tensor_content, np.float32) * np.float32(1.01) + np.float32(0.01)
+    tensor.tensor_content = values.astype(np.float32).tobytes()
+    save_graphdef(changed, tmp_path / "changed.pb")
+    result = check.PathResult("changed")
+    check.compare_in_tensorflow(original, {"changed": tmp_path / "changed.pb"}, files.meta, {"changed": result})
+    assert result.tf_error is None and not result.ok and result.max_abs > 1e-3
