@@ -125,8 +125,7 @@ class Canonicalize(Pass):
             skipped.update(compile_rules(eg, rules).skipped)
 
         budget = Budget(None, self.max_enodes or None, self.timeout or None)
-        result = optimize(op, budget=budget, prepare=prepare, cost=canonical_cost(),
-                          answer_rounds=max(self.max_iterations, 1))
+        result = optimize(op, budget=budget, prepare=prepare, cost=canonical_cost())
         rep = result.report
         converged = rep is None or rep.saturated
         # Rules the e-graph cannot hold (they build effectful ops such as affine.load, or read the

@@ -22,6 +22,7 @@ runs them): checks on IR values (``has_one_use``), "build" natives, building eff
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +41,18 @@ from .encoding import CHUNK, OpShape, shape_of
 from .oracles import Oracle, OracleUnsupported, attr_term, oracle_table, type_term
 
 EXPAND_TAG = "expand"
+
+#: The ruleset holding the joins of nested source patterns (see :func:`compile_rules`).
+NESTED_RULESET = "simplify-nested"
+
+#: A query variable in compiled egglog text (names.var escapes names to [A-Za-z0-9_]).
+_VAR = re.compile(r"\?[A-Za-z0-9_]+")
+
+#: Numbers the match relations of staged rules (unique in the process, so in every e-graph).
+_MATCH_IDS = itertools.count()
+
+#: egglog sorts of the columns of the analysis relations rules query.
+_RELATION_SORTS = {"HasTy": ("Val", "Type"), "ConstVal": ("Val", "Attr"), "DictHas": ("Dict", "String", "Attr")}
 
 #: E-graphs where the DictHas relation is declared.
 _WITH_DICT_HAS: "weakref.WeakSet[EGraph]" = weakref.WeakSet()
@@ -70,7 +83,8 @@ class _RuleCompiler:
         self.attr_vars: set[str] = set()
         self.constrained: list[Check] = []     # checks implied by constrained variables
         self.arg_vars: dict[Any, tuple[str, str]] = {}  # oracle argument -> (query var, atom)
-        self.requests: list[str] = []           # request rules (query, action) for the oracles
+        self.answers: list[str] = []            # answer atoms of the oracles, in the order asked
+        self.requests: list[tuple[int, str]] = []  # (answers known when asking, request atom)
 
     def var(self, stem: str = "t") -> str:
         return f"?_{stem}{next(self.fresh)}"
@@ -128,12 +142,12 @@ class _RuleCompiler:
         except OracleUnsupported as why:
             raise UnsupportedRule(str(why)) from None
         args = self.oracle_args(o)
-        self.requests.append(f"(rule ({' '.join(self.atoms)}) (({o.request} {args})) ")
+        self.requests.append((len(self.answers), f"({o.request} {args})"))
         if kind == "check":
-            self.atoms.append(f"({o.answer} {args})")
+            self.answers.append(f"({o.answer} {args})")
             return ""
         v = self.var("n")
-        self.atoms.append(f"(= {v} ({o.answer} {args}))")
+        self.answers.append(f"(= {v} ({o.answer} {args}))")
         return v
 
     def constrain(self, name: str, constraint: Any, of_type: bool) -> None:
@@ -278,8 +292,9 @@ class _RuleCompiler:
             term = f"({self.ctor('DCons')} {egglog_string(name)} {attr} {term})"
         return term
 
-    def compile(self, ruleset: str, name: str) -> list[str]:
-        """The rule's egglog text, preceded by the request rules of its oracles."""
+    def compile(self, ruleset: str, name: str, join_ruleset: str) -> list[str]:
+        """The rule's egglog text, preceded by the request rules of its oracles. The rule
+        that joins the source pattern goes into ``join_ruleset`` (see :func:`compile_rules`)."""
         rule = self.rule
         roots = [self.source_op(r) for r in rule.roots]
         for check in (*self.constrained, *rule.where):
@@ -291,9 +306,74 @@ class _RuleCompiler:
             types_var = self.op_info[root][1][0]
             for i, value in enumerate(values):
                 actions.append(f"(union ({self.ctor('Res')} {i} {root}) {self.result(value, types_var)})")
-        rs = names.ruleset(ruleset)
-        asks = [f"{text}:ruleset {rs} :name {egglog_string(f'{name}?{i}')})" for i, text in enumerate(self.requests)]
-        return asks + [f"(rule ({' '.join(self.atoms)}) ({' '.join(actions)}) :ruleset {rs} :name {egglog_string(name)})"]
+        rs, join_rs = names.ruleset(ruleset), names.ruleset(join_ruleset)
+        if not self.requests:
+            return [f"(rule ({' '.join(self.atoms)}) ({' '.join(actions)}) :ruleset {join_rs} "
+                    f":name {egglog_string(name)})"]
+        # Staged: the source pattern is joined once, into a relation of its matches; the
+        # requests and the rewrite read that relation and the answers. Repeating the whole
+        # pattern in every request and in the rewrite made each of them a large join that
+        # egglog re-ran on every change (docs/canonicalize.md, "Where the time went").
+        # A result hidden after the match (a class found constant: OracleTable.constant_classes)
+        # must stop the staged rule as it stops a plain one: its Res atoms are checked again.
+        live = [a for a in self.atoms if a.startswith(f"(= ?") and f"({self.ctor('Res')} " in a]
+        later = " ".join((*self.answers, *live, *(head for _, head in self.requests), *actions))
+        used = set(_VAR.findall(later))
+        cols = [v for v in dict.fromkeys(_VAR.findall(" ".join(self.atoms))) if v in used]
+        sorts = _var_sorts(self.eg, self.atoms)
+        match = f"M{next(_MATCH_IDS)}"
+        head = " ".join([f"({match} {' '.join(cols)})", *live])
+        out = [f"(relation {match} ({' '.join(sorts[v] for v in cols)}))",
+               f"(rule ({' '.join(self.atoms)}) (({match} {' '.join(cols)})) :ruleset {join_rs} "
+               f":name {egglog_string(name + '=match')})"]
+        out += [f"(rule ({head} {' '.join(self.answers[:known])}) ({request}) "
+                f":ruleset {rs} :name {egglog_string(f'{name}?{i}')})"
+                for i, (known, request) in enumerate(self.requests)]
+        return out + [f"(rule ({head} {' '.join(self.answers)}) ({' '.join(actions)}) :ruleset {rs} "
+                      f":name {egglog_string(name)})"]
+
+
+def _parse(text: str) -> list[Any]:
+    """The s-expressions of compiled query atoms as nested lists of tokens (strings kept whole)."""
+    stack: list[list[Any]] = [[]]
+    for tok in re.findall(r'"(?:[^"\\]|\\.)*"|[()]|[^\s()]+', text):
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok)
+    return stack[0]
+
+
+def _var_sorts(eg: EGraph, atoms: list[str]) -> dict[str, str]:
+    """The egglog sort of every variable of ``atoms``, read off the constructors and
+    relations it appears under (a match relation must declare its column sorts)."""
+    ctors = eg.constructors()
+    sorts: dict[str, str] = {}
+
+    def result_sort(term: list[Any]) -> str:
+        op, arity = ctors[term[0]]
+        sig = eg.schema.sig(op)
+        arg_sorts = eg.arg_sorts(sig, arity if arity is not None else len(sig.children))
+        visit(term[1:], arg_sorts)
+        return names.sort_name(sig.result)
+
+    def visit(args: list[Any], arg_sorts: Any) -> None:
+        for arg, sort in zip(args, arg_sorts):
+            if isinstance(arg, list):
+                result_sort(arg)
+            elif arg.startswith("?"):
+                sorts.setdefault(arg, sort)
+
+    for atom in _parse(" ".join(atoms)):
+        if atom[0] == "=":
+            sort = result_sort(atom[2])
+            sorts.setdefault(atom[1], sort)
+        elif atom[0] in _RELATION_SORTS:
+            visit(atom[1:], [names.sort_name(s) if s != "String" else s for s in _RELATION_SORTS[atom[0]]])
+    return sorts
 
 
 def _commutes(pat: OpPat) -> bool:
@@ -335,7 +415,15 @@ def _helpers(ruleset: str) -> list[str]:
 
 
 def compile_rules(eg: EGraph, rules: Iterable[Rule]) -> Compiled:
-    """Add ``rules`` to ``eg`` (ruleset "expand" for rules tagged so, else "simplify")."""
+    """Add ``rules`` to ``eg`` (ruleset "expand" for rules tagged so, else "simplify").
+
+    The join of a nested source pattern (an op matched through another op's result) goes
+    to ruleset "simplify-nested": egglog 13.2 plans such a join to scan a whole op table
+    whenever that table changed, however few rows are new (0.05 s per rule and iteration
+    at 100k ops), while a one-op pattern costs what is new. The default schedule
+    (lower_pipeline.default_schedule) saturates "simplify" between single iterations of
+    "simplify-nested", so long cascades of cheap rewrites do not pay for the joins.
+    """
     out = Compiled()
     commands: list[str] = []
     if eg not in _WITH_DICT_HAS:
@@ -343,9 +431,12 @@ def compile_rules(eg: EGraph, rules: Iterable[Rule]) -> Compiled:
         _WITH_DICT_HAS.add(eg)
     for rule in rules:
         ruleset = EXPAND_TAG if EXPAND_TAG in rule.tags else "simplify"
+        nested = sum(1 for _ in rule.source_ops()) > len(rule.roots)
+        join_ruleset = NESTED_RULESET if nested and ruleset == "simplify" else ruleset
         try:
             variants = _either_choices(rule)
-            texts = [_RuleCompiler(eg, v).compile(ruleset, rule.name if len(variants) == 1 else f"{rule.name}#{i}")
+            texts = [_RuleCompiler(eg, v).compile(ruleset, rule.name if len(variants) == 1 else f"{rule.name}#{i}",
+                                                  join_ruleset)
                      for i, v in enumerate(variants)]
         except UnsupportedRule as why:
             out.skipped[rule.name] = str(why)
@@ -354,13 +445,16 @@ def compile_rules(eg: EGraph, rules: Iterable[Rule]) -> Compiled:
             eg.rulesets[ruleset] = []
             commands += [f"(ruleset {names.ruleset(ruleset)})", *_helpers(ruleset),
                          *oracle_table(eg).helpers(ruleset)]
+        if join_ruleset not in eg.rulesets:
+            eg.rulesets[join_ruleset] = []
+            commands.append(f"(ruleset {names.ruleset(join_ruleset)})")
         for i, text in enumerate(texts):
             name = rule.name if len(texts) == 1 else f"{rule.name}#{i}"
             commands += text
             eg.rules[name] = ruleset
             eg.rulesets[ruleset].append(name)
             out.rules.setdefault(ruleset, []).append(name)
+        commands += oracle_table(eg).constant_classes(ruleset, (p.name for p in rule.source_ops()))
     eg.run_commands(commands)
     return out
-
 

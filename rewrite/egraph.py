@@ -9,14 +9,21 @@ several tables can be loaded into one e-graph without clashing.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
+import sys
 from collections.abc import Iterable
+from types import ModuleType
 
 from . import names
 from .termtable import OpSig, Schema
 
 # egglog's parser copies the whole source per span, so cost grows with the square of
-# the program length; short programs keep it linear.
+# the program length; short programs keep it linear. Both limits matter: 100 commands of
+# 1.5 KB each (oracle answers) took 5.8 s to parse as one program, 0.15 s in pieces.
 MAX_COMMANDS_PER_PARSE = 100
+MAX_CHARS_PER_PARSE = 4096
 
 
 def egglog_string(text: str) -> str:
@@ -26,18 +33,42 @@ def egglog_string(text: str) -> str:
     return f'"{escaped}"'
 
 
+@functools.cache
+def bindings() -> ModuleType:
+    """egglog's compiled bindings, loaded on first use without the ``egglog`` package.
+
+    The engine needs only the bindings. Importing the package costs 0.3-0.6 s of CPU on
+    every run that builds an e-graph (it pulls in its Python API and black), and its class
+    declarations keep the frame of the import, hence the whole call stack of whoever
+    triggered it: the first e-graph of a process was never freed. A later ``import egglog``
+    gets the same extension module (CPython initializes an extension once per process);
+    it is not put in ``sys.modules`` ahead of its package, which upset the package's
+    teardown at exit."""
+    loaded = sys.modules.get("egglog.bindings")
+    if loaded is not None:
+        return loaded
+    spec = importlib.util.find_spec("egglog")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("egglog is not installed")
+    folder = spec.submodule_search_locations[0]
+    name = next(f for f in os.listdir(folder) if f.startswith("bindings.") and f.endswith((".so", ".pyd")))
+    ext = importlib.util.spec_from_file_location("egglog.bindings", os.path.join(folder, name))
+    module = importlib.util.module_from_spec(ext)  # type: ignore[arg-type]
+    ext.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 class EGraph:
     """An egglog e-graph plus the schema it was declared from."""
 
     def __init__(self, schema: Schema) -> None:
-        from egglog import bindings  # imported here: egglog costs ~0.6 s to import, paid only when an e-graph is built
-
         self.schema = schema
-        self.raw = bindings.EGraph()
+        self.raw = bindings().EGraph()
         self.next_id = 0
         self.loads = 0
         self.rules: dict[str, str] = {}  # rule name -> ruleset
         self.rulesets: dict[str, list[str]] = {}  # ruleset -> rule names
+        self.oracle_table: object | None = None  # rewrite/oracles.py's OracleTable, made on first use
         self._ctors: set[tuple[str, int | None]] = set()
         decls = [f"(sort {names.sort_name(s)})" for s in schema.sorts]
         decls += [f"(constructor {names.id_ctor(s)} (i64) {names.sort_name(s)} :unextractable)"
@@ -87,17 +118,25 @@ class EGraph:
         """Run egglog commands (each one complete s-expression), parsing in small batches."""
         outputs: list[object] = []
         batch: list[str] = []
+        chars = 0
         for cmd in commands:
-            batch.append(cmd)
-            if len(batch) == MAX_COMMANDS_PER_PARSE:
+            if batch and (len(batch) == MAX_COMMANDS_PER_PARSE or chars + len(cmd) > MAX_CHARS_PER_PARSE):
                 outputs += self.raw.run_program(*self.raw.parse_program("\n".join(batch)))
                 batch.clear()
+                chars = 0
+            batch.append(cmd)
+            chars += len(cmd)
         if batch:
             outputs += self.raw.run_program(*self.raw.parse_program("\n".join(batch)))
         return outputs
 
-    def enode_count(self) -> int:
-        """Number of e-nodes in the schema's constructors (excluding Id handles and relations)."""
+    def table_sizes(self) -> dict[str, int]:
+        """Rows of every egglog table (constructors and relations), by egglog name."""
         (out,) = self.run_commands(["(print-size)"])
+        return dict(out.sizes)  # type: ignore[attr-defined]
+
+    def enode_count(self, sizes: dict[str, int] | None = None) -> int:
+        """Number of e-nodes in the schema's constructors (excluding Id handles and relations),
+        from ``sizes`` when the caller has just read them."""
         ctors = self.constructors()
-        return sum(size for name, size in out.sizes if name in ctors)  # type: ignore[attr-defined]
+        return sum(size for name, size in (sizes or self.table_sizes()).items() if name in ctors)

@@ -14,6 +14,7 @@ import numpy as np
 
 from egraft.ir import REGISTRY, Operation
 
+from .compile_rules import NESTED_RULESET
 from .cost_models import IRCost
 from .egglog_rules import Rule, add_rules
 from .egraph import EGraph
@@ -26,6 +27,10 @@ from .oracles import load_value_types, saturate_with_oracles
 from .termtable import Schema
 from .saturate import Budget, Phase, SaturationReport, Schedule
 from .writeback import WriteBackStats, write_back
+
+
+#: Rounds of a schedule that only budgets and saturation end.
+UNLIMITED_ROUNDS = 1 << 30
 
 
 @dataclass
@@ -46,9 +51,19 @@ class RoundTrip:
 
 
 def default_schedule(rulesets: Sequence[str], rounds: int = 3) -> Schedule:
-    """Saturate every ruleset except "expand", which gets one back-off step per round."""
-    shrink = tuple(r for r in rulesets if r != "expand")
+    """Saturate every ruleset except "expand", which gets one back-off step per round.
+
+    Without "expand", the joins of nested patterns (``compile_rules.NESTED_RULESET``) get
+    one iteration per round between saturations of the other rules, for as many rounds
+    as it takes (the budgets bound them): cascades of cheap rewrites along a long chain
+    take one iteration per link, and each iteration of the nested joins costs a scan of
+    their op tables."""
+    nested = NESTED_RULESET if NESTED_RULESET in rulesets and "expand" not in rulesets else None
+    shrink = tuple(r for r in rulesets if r not in ("expand", nested))
     phases = [Phase(shrink, saturate=True)] if shrink else []
+    if nested is not None:
+        phases.append(Phase((nested,)))
+        rounds = UNLIMITED_ROUNDS
     if "expand" in rulesets:
         phases.append(Phase(("expand",), match_limit=20_000))
     return Schedule(tuple(phases), rounds=rounds)
@@ -56,12 +71,11 @@ def default_schedule(rulesets: Sequence[str], rounds: int = 3) -> Schedule:
 
 def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | None = None,
              budget: Budget = Budget(), cost: CostModel | None = None,
-             prepare: Callable[[EGraph], None] | None = None, answer_rounds: int = 20) -> RoundTrip:
+             prepare: Callable[[EGraph], None] | None = None) -> RoundTrip:
     """Rewrite the regions of ``op`` in place with ``rules`` (none: the identity round trip).
 
     ``prepare(eg)`` may register rules that need the e-graph first (the rule compiler's
-    helper rulesets); ``rules`` are engine rules added as they are. ``answer_rounds`` bounds the
-    rounds of answering the checks and natives of compiled rules (rewrite/oracles.py).
+    helper rulesets); ``rules`` are engine rules added as they are.
     """
     times: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -81,8 +95,7 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
     report = None
     if eg.rulesets:
         t0 = time.perf_counter()
-        report = saturate_with_oracles(eg, schedule or default_schedule(sorted(eg.rulesets)), budget,
-                                       answer_rounds)
+        report = saturate_with_oracles(eg, schedule or default_schedule(sorted(eg.rulesets)), budget)
         times["saturate"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     g = export(eg)

@@ -14,9 +14,13 @@ So each check or native of a compiled rule becomes an *oracle*:
   native (no answer when the function declines with None);
 * the compiled rule queries the answer instead of calling Python.
 
-Between saturation runs :func:`saturate_with_oracles` reads the new requests (one
-``freeze()``), evaluates each function once per distinct argument tuple, writes the
-answers, and saturates again until no request is new. Two analyses provide the
+After every saturation step that made requests, :func:`saturate_with_oracles` reads
+them (one ``freeze()``), evaluates each function once per distinct argument tuple and
+writes the answers (one egglog run); saturation goes on until no rule fires and no
+request is new. Compiled rules that ask oracles are staged (rewrite/compile_rules.py):
+their pattern is matched once into a relation that the requests and the rewrite read.
+A class holding a constant is matched as that constant only
+(:meth:`OracleTable.constant_classes`). Two analyses provide the
 arguments: ``HasTy(v, t)``, the type of every value of the lowered IR (loaded from the
 IR by :func:`load_value_types`; rewritten values inherit it by union), and
 ``ConstVal(v, a)``, the ``value`` of the constant-like op producing ``v`` (derived by a
@@ -28,9 +32,8 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from egraft.ir import REGISTRY
 from egraft.ir import attributes as A
@@ -44,6 +47,12 @@ from .encoding import CAT, attr_shape, shape_of
 from .lower import Lowered
 from .load import Loaded
 from .saturate import Budget, SaturationReport, Schedule, saturate
+
+#: print-function's row limit when a whole table is wanted.
+PRINT_ALL = 1 << 62
+
+#: Answers written by one empty-query rule (egglog parses a long program in quadratic time).
+ANSWERS_PER_RULE = 100
 
 #: Sort of each oracle argument kind.
 ARG_SORT = {TypeOf: "Type", ConstOf: "Attr", Var: "Attr"}
@@ -138,7 +147,8 @@ class Oracle:
 
     @property
     def request(self) -> str:
-        return f"OQ{self.key}"
+        # The trailing "_" keeps egglog's generated names of OQ1 and OQ11 apart (they clashed in `delete`).
+        return f"OQ{self.key}_"
 
     @property
     def answer(self) -> str:
@@ -163,7 +173,11 @@ class OracleTable:
         self.oracles: list[Oracle] = []
         self.by_subject: dict[tuple[int, tuple], Oracle] = {}
         self.with_helpers: set[str] = set()
+        self.pruned: set[tuple[str, str]] = set()  # (ruleset, op) with a constant-class rule
         self.seconds = 0.0
+        self.rounds = 0
+        self.answered: dict[str, int] = {}  # request table -> its size at the last answers
+        self._ctor_ops: dict[str, str] = {}
         val, ty, attr = (names.sort_name(s) for s in ("Val", "Type", "Attr"))
         eg.run_commands([f"(relation HasTy ({val} {ty}))", f"(relation ConstVal ({val} {attr}))"])
 
@@ -211,97 +225,150 @@ class OracleTable:
                        f":ruleset {names.ruleset(ruleset)} :name \"const-val-{opdef.name}@{ruleset}\")")
         return out
 
+    def constant_classes(self, ruleset: str, ops: Iterable[str]) -> list[str]:
+        """Rules hiding, from matching, every other result of ``ops`` in a class that holds a constant.
+
+        A constant class is what egg's constant-folding analysis makes of it: the constant
+        and nothing else. Without this, ``x * 0 = 0`` puts every product by zero into the
+        class of ``0``, every rule matching through that class enumerates all of them each
+        iteration, and constant reassociation recombines them into ever new constants
+        (the 1k-op chain of issue #9: 19 million matches of ``muli-muli-constant``, 780 MB).
+        egglog's ``subsume`` hides the result node from queries and from the export; the
+        constant itself is never hidden, so the class stays extractable as the constant.
+        Only pure, region-free, non-constant ops get the rule.
+        """
+        res = self.eg.ensure_ctor("Res", 1)
+        out = []
+        for op in ops:
+            opdef = REGISTRY.lookup(op)
+            if (ruleset, op) in self.pruned or opdef is None or "ConstantLike" in opdef.trait_kinds:
+                continue
+            shape = shape_of(opdef)
+            if shape.effectful or shape.num_regions:
+                continue
+            self.pruned.add((ruleset, op))
+            kids = " ".join(f"?k{i}" for i in range(len(shape.sig.children)))
+            out.append(f"(rule ((= ?o ({self.eg.ensure_ctor(op, len(shape.sig.children))} {kids})) "
+                       f"(= ?v ({res} ?i ?o)) (ConstVal ?v ?c)) ((subsume ({res} ?i ?o))) "
+                       f":ruleset {names.ruleset(ruleset)} :name \"constant-class-{op}@{ruleset}\")")
+        return out
+
     # ------------------------------------------------------------ answering
 
-    def answer(self) -> int:
-        """Answer every new request; returns how many answers were added."""
+    def answer_new(self, sizes: dict[str, int]) -> int:
+        """Answer the requests if a request table changed size since the last answers
+        (``sizes``: egglog's table sizes, read after every saturation step anyway)."""
+        grown = [o for o in self.oracles if sizes.get(o.request, 0) != self.answered.get(o.request)]
+        self.answered.update((o.request, sizes.get(o.request, 0)) for o in grown)
+        return self.answer(grown) if grown else 0
+
+    def answer(self, oracles: list[Oracle] | None = None) -> int:
+        """Answer every new request (of ``oracles``, default all); returns how many answers
+        were added.
+
+        Each request table is read with ``print-function``, which gives its rows as ground
+        terms, and the rows read are deleted, so each read costs what is new: a ``freeze()``
+        of the whole e-graph cost O(e-graph) per answer, and so did reading whole tables."""
         start = time.perf_counter()
-        eg = self.eg
-        frozen = eg.raw.freeze().functions
-        decode = _Decoder(eg, frozen)
         commands: list[str] = []
-        for o in self.oracles:
-            table = frozen.get(o.request)
-            if table is None:
-                continue
-            for row in table.rows:
-                ids = tuple(map(str, row.inputs))
-                if ids in o.seen:
-                    continue
-                o.seen.add(ids)
-                values = [decode(sort, v) for sort, v in zip(o.sorts, row.inputs)]
+        for o in self.oracles if oracles is None else oracles:
+            (out,) = self.eg.run_commands([f"(print-function {o.request} {PRINT_ALL})"])
+            decode = _TermDecoder(self.ctor_ops(), out.termdag)  # type: ignore[attr-defined]
+            for row, _ in out.terms:  # type: ignore[attr-defined]
+                values = tuple(decode(arg) for arg in out.termdag.get(row).args)  # type: ignore[attr-defined]
                 if any(v is None for v in values):
                     continue
-                out = o.evaluate(values)
                 terms = " ".join(self.term(sort, v) for sort, v in zip(o.sorts, values))
+                commands.append(f"(delete ({o.request} {terms}))")
+                if values in o.seen:
+                    continue
+                o.seen.add(values)
+                answer = o.evaluate(list(values))
                 if o.kind == "check":
-                    if out:
+                    if answer:
                         commands.append(f"({o.answer} {terms})")
-                elif isinstance(out, A.Attribute if o.kind == "attr" else Type):
-                    commands.append(f"(union ({o.answer} {terms}) {self.term('Attr' if o.kind == 'attr' else 'Type', out)})")
-        eg.run_commands(commands)
+                elif isinstance(answer, A.Attribute if o.kind == "attr" else Type):
+                    sort = "Attr" if o.kind == "attr" else "Type"
+                    commands.append(f"(union ({o.answer} {terms}) {self.term(sort, answer)})")
+        answers = sum(1 for c in commands if not c.startswith("(delete"))
+        self.write(commands)
         self.seconds += time.perf_counter() - start
-        return len(commands)
+        return answers
+
+    def ctor_ops(self) -> dict[str, str]:
+        """egglog constructor name -> op name (declared constructors only grow, so a count check suffices)."""
+        ctors = self.eg.constructors()
+        if len(ctors) != len(self._ctor_ops):
+            self._ctor_ops = {name: op for name, (op, _) in ctors.items()}
+        return self._ctor_ops
+
+    def write(self, actions: list[str]) -> None:
+        """Add the answers in one egglog run: as top-level commands, each one would pay a
+        rebuild of the whole e-graph (4 ms apiece at 10k ops, 5.6 s for one round of 1,335)."""
+        if not actions:
+            return
+        self.rounds += 1
+        rs = f"answers{self.rounds}"
+        commands = [f"(ruleset {rs})"]
+        commands += [f"(rule () ({' '.join(actions[i:i + ANSWERS_PER_RULE])}) :ruleset {rs})"
+                     for i in range(0, len(actions), ANSWERS_PER_RULE)]
+        self.eg.run_commands(commands + [f"(run {rs} 1)"])
 
     def term(self, sort: str, value: Any) -> str:
         return type_term(self.eg, value) if sort == "Type" else attr_term(self.eg, value)
 
 
-class _Decoder:
-    """Types and attributes of e-classes, read from one frozen snapshot."""
+class _TermDecoder:
+    """Types and attributes from the ground terms of one ``print-function`` output."""
 
-    def __init__(self, eg: EGraph, frozen: Any) -> None:
-        self.eg = eg
-        self.rows: dict[str, dict[str, tuple[str, list[Any]]]] = {"Type": {}, "Attr": {}, "Attrs": {}}
-        for name, (op, _) in eg.constructors().items():
-            sig = eg.schema.sig(op)
-            table = self.rows.get(sig.result)
-            if table is None or name not in frozen:
-                continue
-            for row in frozen[name].rows:
-                table.setdefault(str(row.output), (op, list(row.inputs)))
-        self.memo: dict[tuple[str, str], Any] = {}
+    def __init__(self, ops: dict[str, str], termdag: Any) -> None:
+        self.ops, self.termdag = ops, termdag
+        self.memo: dict[int, Any] = {}
 
-    def __call__(self, sort: str, value: Any) -> Any:
-        key = (sort, str(value))
-        if key not in self.memo:
-            found = self.rows[sort].get(key[1])
-            self.memo[key] = None if found is None else self.decode(*found)
-        return self.memo[key]
+    def literal(self, term: int) -> Any:
+        return self.termdag.get(term).value.value
 
-    def decode(self, op: str, inputs: list[Any]) -> Any:
-        raw = self.eg.raw
+    def __call__(self, term: int) -> Any:
+        """The type or attribute of term ``term`` (None for anything the lowering does not make).
+        Recursion only follows the nesting of one attribute (arrays of arrays), never the IR."""
+        if term not in self.memo:
+            node = self.termdag.get(term)
+            self.memo[term] = self.decode(self.ops.get(node.name), node.args)
+        return self.memo[term]
+
+    def decode(self, op: str | None, args: list[int]) -> Any:
         if op == "Ty":
-            return Parser(raw.value_to_string(inputs[0])).parse_type()
+            return Parser(self.literal(args[0])).parse_type()
         if op == "AInt":
-            return A.IntegerAttr(raw.value_to_i64(inputs[0]), self("Type", inputs[1]))
+            return A.IntegerAttr(self.literal(args[0]), self(args[1]))
         if op == "AFloat":
-            return A.FloatAttr(raw.value_to_f64(inputs[0]), self("Type", inputs[1]))
+            return A.FloatAttr(float(self.literal(args[0])), self(args[1]))
         if op == "AStr":
-            return A.StringAttr(raw.value_to_string(inputs[0]))
+            return A.StringAttr(self.literal(args[0]))
         if op == "AUnit":
             return A.UnitAttr()
         if op == "AType":
-            return A.TypeAttr(self("Type", inputs[0]))
+            return A.TypeAttr(self(args[0]))
         if op == "AArr":
-            return A.ArrayAttr(tuple(self("Attrs", inputs[0])))
+            items = self(args[0])
+            return None if items is None else A.ArrayAttr(tuple(items))
         if op in ("Attrs", CAT["Attrs"]):
-            items = [self("Attr" if op == "Attrs" else "Attrs", v) for v in inputs]
+            items = [self(v) for v in args]
+            if any(x is None for x in items):
+                return None
             return items if op == "Attrs" else [x for chunk in items for x in chunk]
         if op == "AText":
-            return Parser(raw.value_to_string(inputs[0])).parse_attribute()
+            return Parser(self.literal(args[0])).parse_attribute()
         return None
 
 
-_TABLES: "weakref.WeakKeyDictionary[EGraph, OracleTable]" = weakref.WeakKeyDictionary()
-
-
 def oracle_table(eg: EGraph) -> OracleTable:
-    """The oracle table of ``eg`` (declared on first use)."""
-    table = _TABLES.get(eg)
-    if table is None:
-        table = _TABLES[eg] = OracleTable(eg)
-    return table
+    """The oracle table of ``eg`` (declared on first use). It lives on the e-graph, so the two
+    die together: a module-level WeakKeyDictionary kept every e-graph alive, its value
+    holding its key (issue #9, S2: ~100 MB per eqsat run)."""
+    if eg.oracle_table is None:
+        eg.oracle_table = OracleTable(eg)
+    return eg.oracle_table  # type: ignore[return-value]
 
 
 # ------------------------------------------------------------------ the round trip's hooks
@@ -309,7 +376,7 @@ def oracle_table(eg: EGraph) -> OracleTable:
 
 def load_value_types(eg: EGraph, low: Lowered, loaded: Loaded) -> None:
     """``HasTy`` for every value of the lowered IR, bulk-loaded like the table itself."""
-    if eg not in _TABLES:
+    if eg.oracle_table is None:
         return
     table = low.table
     type_node = {t: n for n, t in low.types.items()}
@@ -342,22 +409,12 @@ def load_value_types(eg: EGraph, low: Lowered, loaded: Loaded) -> None:
             f"(input HasTyIn{suffix} {egglog_string(path)})", f"(run types{suffix} 1)"])
 
 
-def saturate_with_oracles(eg: EGraph, schedule: Schedule, budget: Budget = Budget(),
-                          max_rounds: int = 20) -> SaturationReport:
-    """Saturate, answer new oracle requests, and again, until no request is new or a budget ends."""
-    report = saturate(eg, schedule, budget)
-    table = _TABLES.get(eg)
-    rounds = 1
-    while table is not None and rounds < max_rounds and report.stop in ("saturated", "rounds") and table.answer():
-        rounds += 1
-        left = Budget(None if budget.max_iterations is None else budget.max_iterations - report.iterations,
-                      budget.max_enodes,
-                      None if budget.max_seconds is None else budget.max_seconds - report.seconds)
-        more = saturate(eg, schedule, left)
-        more.iterations += report.iterations
-        more.seconds += report.seconds
-        more.matches.update(report.matches)
-        more.banned |= report.banned
-        more.enode_trace[:0] = report.enode_trace
-        report = more
-    return report
+def saturate_with_oracles(eg: EGraph, schedule: Schedule, budget: Budget = Budget()) -> SaturationReport:
+    """Saturate, answering new oracle requests after every step in which some were made.
+
+    Answering between steps rather than between whole saturation runs lets a chain of
+    folds advance one link per iteration (a constant folded from two folded constants,
+    ...) instead of one link per run, each run ending with an idle step to prove itself
+    saturated."""
+    table: OracleTable | None = eg.oracle_table  # type: ignore[assignment]
+    return saturate(eg, schedule, budget, None if table is None else table.answer_new)

@@ -1,9 +1,15 @@
 """Phased equality saturation under budgets, with a report of what happened.
 
 egglog has no e-node limit and cannot be interrupted, so the driver runs the
-schedule in short egglog calls and checks the budgets (iterations, e-nodes, wall
-time) between them. A budget may therefore be overshot by what one call does;
-the back-off ``match_limit`` bounds that overshoot for expanding rules.
+schedule in short egglog calls (one iteration each, for saturating phases) and checks
+the budgets (iterations, e-nodes, wall time) between them. A step is not started when
+the last one says it would not end before the time budget, so a budget is overshot by
+at most the misprediction of one step; the back-off ``match_limit`` bounds what one
+step can do (egglog stops enumerating a rule's matches past its limit).
+
+``between`` is called after every step with the table sizes; what it adds (oracle
+answers: rewrite/oracles.py) counts as a change, so saturation is only claimed when
+neither the rules nor the hook have anything left to add.
 
 The default schedule follows what worked at 100k nodes (docs/engine.md):
 saturate the shrinking rules first, then give the expanding ones (commutativity,
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -23,6 +30,9 @@ from . import names
 from .egraph import EGraph
 
 StopReason = Literal["saturated", "rounds", "iterations", "enodes", "seconds"]
+
+#: Called after every step with egglog's table sizes; returns how many facts it added.
+Between = Callable[[dict[str, int]], int]
 
 
 @dataclass(frozen=True)
@@ -88,10 +98,11 @@ def phased(simplify: str, expand: str, rounds: int = 6, match_limit: int = 20_00
 
 
 class _Driver:
-    def __init__(self, eg: EGraph, budget: Budget) -> None:
-        self.eg, self.budget = eg, budget
+    def __init__(self, eg: EGraph, budget: Budget, between: Between | None = None) -> None:
+        self.eg, self.budget, self.between = eg, budget, between
         self.report = SaturationReport()
         self.start = time.perf_counter()
+        self.last_step = 0.0  # seconds the last step took: the estimate for the next one
         self.combined: dict[tuple[str, ...], str] = {}
         self.shifts: dict[int, int] = {}  # phase index -> times its rules were banned
         self.quiet: set[int] = set()
@@ -125,6 +136,7 @@ class _Driver:
             limit = phase.match_limit << self.shifts.get(index, 0)
             sched = (f"(let-scheduler bo_ (back-off :match-limit {limit} "
                      f":ban-length {phase.ban_length})) (repeat {count} (run-with bo_ {rs}))")
+        began = time.perf_counter()
         (out,) = self.eg.run_commands([f"(run-schedule {sched})"])
         run = out.report  # type: ignore[attr-defined]
         applied = run.num_matches_per_rule
@@ -137,14 +149,19 @@ class _Driver:
             self.report.banned.update(banned)
         self.report.iterations += len(run.iterations)
         self.report.matches.update(applied)
-        self.report.enodes = self.eg.enode_count()
+        sizes = self.eg.table_sizes()
+        self.report.enodes = self.eg.enode_count(sizes)
         self.report.enode_trace.append(self.report.enodes)
         changed = any(it.rule_set_report.changed for it in run.iterations)
+        if self.between is not None and self.between(sizes):
+            changed = True
+        self.last_step = time.perf_counter() - began
         return changed, bool(banned)
 
     def over_budget(self) -> StopReason | None:
+        """Why no further step may start: a budget reached, or a step that would end past the time budget."""
         b, r = self.budget, self.report
-        if b.max_seconds is not None and time.perf_counter() - self.start >= b.max_seconds:
+        if b.max_seconds is not None and time.perf_counter() - self.start + self.last_step >= b.max_seconds:
             return "seconds"
         if b.max_enodes is not None and r.enodes >= b.max_enodes:
             return "enodes"
@@ -164,9 +181,10 @@ class _Driver:
         with no change anywhere since; once it holds every phase, no rule can fire.
         """
         while True:
+            stop = self.over_budget()
+            if stop is not None:
+                return stop
             count = self.remaining_iterations(1 if phase.saturate else phase.iterations)
-            if count == 0:
-                return "iterations"
             changed, banned = self.step(index, phase, count)
             if changed or banned:
                 self.quiet.clear()
@@ -174,13 +192,12 @@ class _Driver:
                 self.quiet.add(index)
             if len(self.quiet) == n_phases:
                 return "saturated"
-            stop = self.over_budget()
-            if stop is not None or not phase.saturate or not changed:
-                return stop
+            if not phase.saturate or not changed:
+                return None
 
     def run(self, schedule: Schedule) -> SaturationReport:
         self.report.enodes = self.eg.enode_count()
-        stop: StopReason | None = self.over_budget()
+        stop: StopReason | None = None
         while stop is None and self.report.rounds < schedule.rounds:
             self.report.rounds += 1
             for index, phase in enumerate(schedule.phases):
@@ -192,6 +209,8 @@ class _Driver:
         return self.report
 
 
-def saturate(eg: EGraph, schedule: Schedule, budget: Budget = Budget()) -> SaturationReport:
-    """Run ``schedule`` on ``eg`` until it saturates, runs out of rounds, or hits a budget."""
-    return _Driver(eg, budget).run(schedule)
+def saturate(eg: EGraph, schedule: Schedule, budget: Budget = Budget(),
+             between: Between | None = None) -> SaturationReport:
+    """Run ``schedule`` on ``eg`` until it saturates, runs out of rounds, or hits a budget
+    (``between``: see the module doc)."""
+    return _Driver(eg, budget, between).run(schedule)
