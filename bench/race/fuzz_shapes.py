@@ -30,16 +30,18 @@ def fuzz_one(driver_text: str, examples: int, max_ops: int, seed: int | None, sh
     from hypothesis import strategies as st
 
     from tests.engine_shapes.drivers import drivers
-    from tests.engine_shapes.test_drivers import check_driver
+    from tests.engine_shapes.test_drivers import OPEN_BUGS, check_driver
+    from tests.strategies.graph_shapes import FAMILIES, programs
 
     driver = next(d for d in drivers() if d.pass_text == driver_text)
+    families = tuple(f for f in FAMILIES if (f, driver.engine) not in OPEN_BUGS)
     phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else [])
 
     @settings(max_examples=examples, deadline=None, database=None, phases=phases, print_blob=True,
               suppress_health_check=list(HealthCheck))
     @given(data=st.data())
     def prop(data: st.DataObject) -> None:
-        check_driver(driver, data, max_ops=max_ops)
+        check_driver(driver, data, programs(families, max_ops=max_ops))
 
     if seed is not None:
         prop = hseed(seed)(prop)

@@ -102,6 +102,7 @@ def check_output(src_text: str, out_text: str, samples: int = 3) -> str | None:
     from egraft.ir.semantics.compare import differences
     from egraft.ir.semantics.inputs import argument_types
     from egraft.ir.semantics.interpreter import execute
+    from tests.engine_shapes.drivers import random_inputs
 
     from egraft.ir import DiagnosticError, verify
 
@@ -110,9 +111,8 @@ def check_output(src_text: str, out_text: str, samples: int = 3) -> str | None:
         verify(after)
     except DiagnosticError as e:
         return "invalid IR: " + e.diagnostics[0].message[:160]
-    rng = np.random.default_rng(0)
-    for _ in range(samples):
-        inputs = [_random_value(t, rng) for t in argument_types(before)]
+    for seed in range(samples):
+        inputs = random_inputs(argument_types(before), seed)
         try:
             expected = execute(before, inputs).results
         except (Undefined, Unsupported):
@@ -125,22 +125,6 @@ def check_output(src_text: str, out_text: str, samples: int = 3) -> str | None:
         if diffs:
             return diffs[0][:200]
     return None
-
-
-def _random_value(t: Any, rng: np.random.Generator) -> np.ndarray:
-    """A seeded random value of an argument type (finite floats; integers over their range)."""
-    from egraft.ir import types as T
-    from egraft.ir.semantics.values import storage_dtype
-
-    shape = tuple(t.shape) if isinstance(t, T.ShapedType) else ()
-    et = T.element_type(t)
-    dtype = storage_dtype(et)
-    if np.dtype(dtype).kind == "f":
-        return rng.normal(0, 10, shape).astype(dtype)
-    if np.dtype(dtype).kind == "b":
-        return rng.integers(0, 2, shape).astype(bool)
-    info = np.iinfo(dtype)
-    return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
 
 
 def _reason(stderr: str, code: int | None) -> str:

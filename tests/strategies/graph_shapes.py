@@ -27,9 +27,11 @@ Families: ``arith`` (scalars of i1, i8, i32, i64, index and f32 in one block), `
 values: in one block the last one computed and random others (repeats, arguments and
 constants among them). The text is MLIR's generic form, which egraft, xDSL and MLIR read.
 
-One builder runs on two sources of choices: hypothesis draws (``programs()``, which
-shrink) and a seeded ``random.Random`` (``generate()``, for benchmarks at 100k ops). It
-emits text op by op, without recursion, in time linear in the number of ops.
+Two entry points share one builder: ``programs()``, a hypothesis strategy that draws the
+shape (family, and per block the motifs with their types and sizes, so a failure shrinks to
+fewer and smaller motifs) and a seed for the small choices inside motifs; and ``generate()``,
+seeded random motifs up to a size, for benchmarks at 100k ops. The builder emits text op by
+op, without recursion, in time linear in the number of ops.
 """
 
 from __future__ import annotations
@@ -50,37 +52,22 @@ FAMILIES = ("arith", "tf", "mixed", "cfg")
 
 
 class Choices:
-    """Where the builder's decisions come from; subclasses give `integer`."""
-
-    def integer(self, lo: int, hi: int) -> int:
-        raise NotImplementedError
-
-    def pick(self, seq: Sequence[T]) -> T:
-        return seq[self.integer(0, len(seq) - 1)]
-
-    def chance(self, percent: int) -> bool:
-        """True `percent` times in a hundred (shrinks towards True)."""
-        return self.integer(0, 99) < percent
-
-
-class DrawChoices(Choices):
-    """Choices drawn by hypothesis, so that a failing program shrinks."""
-
-    def __init__(self, draw: Callable) -> None:
-        self.draw = draw
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self.draw(st.integers(lo, hi)) if lo < hi else lo
-
-
-class RandomChoices(Choices):
-    """Choices from a seeded generator: the same program for the same seed."""
+    """The builder's small decisions (which operand, which op, which constant), from a seeded
+    generator: uniform, so every op of a table is as likely as the first (hypothesis' own
+    integers lean towards their lower bound, which made most drawn ops the first of each table)."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
     def integer(self, lo: int, hi: int) -> int:
         return self.rng.randint(lo, hi)
+
+    def pick(self, seq: Sequence[T]) -> T:
+        return seq[self.rng.randrange(len(seq))]
+
+    def chance(self, percent: int) -> bool:
+        """True `percent` times in a hundred."""
+        return self.rng.randrange(100) < percent
 
 
 # --------------------------------------------------------------------------- types
@@ -166,7 +153,8 @@ def _constant_value(c: Choices, ty: Ty) -> object:
     if ty.elem == "f32":
         return c.pick(FLOAT_CONSTANTS)
     lo, hi = _int_range(ty)
-    return c.pick((0, 0, 0, 1, 1, -1, 2, 3, 7, 42, lo, hi))
+    v = c.pick((0, 0, 1, 1, -1, 2, 3, 5, 7, 42, 1000, lo, hi))
+    return (v - lo) % (hi - lo + 1) + lo  # wrapped to the width (1000 is -24 in i8)
 
 
 # --------------------------------------------------------------------------- the builder
@@ -198,6 +186,8 @@ class FunctionBuilder:
         self.ops = 0
         self.fresh = 0
         self.motifs: Counter = Counter()
+        self.args: dict[Ty, list[Value]] = {}  # the function's arguments (they dominate every block)
+        self.motif_results: list[Value] = []  # each motif's last value (returned, so it is observable)
 
     # ---- values and scopes
 
@@ -219,11 +209,14 @@ class FunctionBuilder:
                 del table[t][sizes.get(t, 0):]
 
     def operand(self, ty: Ty) -> Value:
-        """A value of `ty`: mostly a recent one, sometimes any earlier one or a constant."""
+        """A value of `ty`: mostly a recent one, sometimes any earlier one, a constant or an
+        argument (which keeps computations alive: values made only of constants fold away)."""
         pool = self.pool.get(ty)
         r = self.c.integer(0, 99)
-        if not pool or r < 12:
+        if not pool or r < 10:
             return self.constant(ty)
+        if r < 20 and self.args.get(ty):
+            return self.c.pick(self.args[ty])
         if r < 75:
             return self.c.pick(pool[-32:])
         return self.c.pick(pool)
@@ -386,10 +379,11 @@ class FunctionBuilder:
         return v
 
     def redex(self, x: Value) -> Value:
-        """An identity (or a trap that only looks like one) around `x`, of x's type."""
-        table = _TENSOR_REDEXES if x.ty.is_tensor else _I1_REDEXES if x.ty.elem == "i1" else \
-            _F32_REDEXES if x.ty.elem == "f32" else _INT_REDEXES
-        return self.c.pick(table)(self, x)
+        """An identity (or a trap that only looks like one) around `x`, of x's type; one time in
+        six an annihilator (x - x, x * 0)."""
+        kind = "tensor" if x.ty.is_tensor else x.ty.elem if x.ty.elem in ("i1", "f32") else "int"
+        identities, annihilators = _REDEXES[kind]
+        return self.c.pick(annihilators if self.c.chance(16) else identities)(self, x)
 
     def constants(self, ty: Ty, n: int) -> Value:
         vals = [self.constant(ty, share=self.c.chance(50)) for _ in range(max(2, n // 2))]
@@ -541,21 +535,28 @@ def _any_cond(b: FunctionBuilder) -> Value:
     return b.operand(I1)
 
 
-_INT_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
+Redex = Callable[[FunctionBuilder, Value], Value]
+
+#: Identities keep their operand's value (x + 0, x * 1, (x - y) + y, ...); annihilators
+#: replace it with a constant (x - x, x * 0) and so cut the chain they sit in: drawn
+#: rarely, or every long chain folds to a constant and the function with it.
+_INT_ANNIHILATORS: tuple[Redex, ...] = (
     lambda b, x: _sub(b, x, x),
+    lambda b, x: _mul(b, x, _k(b, x, 0)),
+    lambda b, x: _xor(b, x, x),
+    lambda b, x: b.binary("arith.remui", x, _k(b, x, 1)),
+)
+_INT_IDENTITIES: tuple[Redex, ...] = (
     lambda b, x: _add(b, x, _k(b, x, 0)),
     lambda b, x: _add(b, _k(b, x, 0), x),
     lambda b, x: _mul(b, x, _k(b, x, 1)),
     lambda b, x: _mul(b, _k(b, x, 1), x),
-    lambda b, x: _mul(b, x, _k(b, x, 0)),
-    lambda b, x: _xor(b, x, x),
     lambda b, x: _and(b, x, x),
     lambda b, x: _or(b, x, x),
     lambda b, x: _and(b, x, _k(b, x, -1)),
     lambda b, x: _or(b, x, _k(b, x, 0)),
     lambda b, x: _xor(b, _k(b, x, 0), x),
     lambda b, x: b.binary("arith.divsi", x, _k(b, x, 1)),
-    lambda b, x: b.binary("arith.remui", x, _k(b, x, 1)),
     lambda b, x: b.binary("arith.shli", x, _k(b, x, 0)),
     lambda b, x: b.binary("arith.maxsi", x, x),
     lambda b, x: b.select(_any_cond(b), x, x),
@@ -566,8 +567,8 @@ _INT_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
     lambda b, x: _add(b, _add(b, x, _k(b, x, 3)), _k(b, x, -3)),
     lambda b, x: _mul(b, _mul(b, x, _k(b, x, 2)), _k(b, x, 3)),
 )
-_I1_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
-    lambda b, x: _xor(b, x, x),
+_I1_ANNIHILATORS: tuple[Redex, ...] = (lambda b, x: _xor(b, x, x),)
+_I1_IDENTITIES: tuple[Redex, ...] = (
     lambda b, x: _and(b, x, x),
     lambda b, x: _or(b, x, x),
     lambda b, x: _and(b, x, _k(b, x, True)),
@@ -576,14 +577,16 @@ _I1_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
     lambda b, x: b.select(x, _k(b, x, True), _k(b, x, False)),
     lambda b, x: b.select(_any_cond(b), x, x),
 )
-_F32_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
+_F32_ANNIHILATORS: tuple[Redex, ...] = (
+    lambda b, x: b.binary("arith.subf", x, x),  # not 0 without fast-math (Inf, NaN)
+    lambda b, x: b.binary("arith.mulf", x, _k(b, x, 0.0)),  # not 0 (-0.0, Inf, NaN)
+)
+_F32_IDENTITIES: tuple[Redex, ...] = (
     lambda b, x: b.binary("arith.addf", x, _k(b, x, -0.0)),
     lambda b, x: b.binary("arith.mulf", x, _k(b, x, 1.0)),
     lambda b, x: b.binary("arith.subf", x, _k(b, x, 0.0)),
     lambda b, x: b.binary("arith.divf", x, _k(b, x, 1.0)),
     lambda b, x: b.unary("arith.negf", b.unary("arith.negf", x)),
-    lambda b, x: b.binary("arith.subf", x, x),  # not 0 without fast-math (Inf, NaN)
-    lambda b, x: b.binary("arith.mulf", x, _k(b, x, 0.0)),  # not 0 (-0.0, Inf, NaN)
     lambda b, x: b.binary("arith.addf", x, _k(b, x, 0.0)),  # not x when x is -0.0
     lambda b, x: b.select(_any_cond(b), x, x),
 )
@@ -601,11 +604,13 @@ def _neg(b: FunctionBuilder, x: Value) -> Value:
     return b.unary("tf.Neg", x) if x.ty.elem != "i1" else b.unary("tf.LogicalNot", x)
 
 
-_TENSOR_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
+_TENSOR_ANNIHILATORS: tuple[Redex, ...] = (
+    lambda b, x: b.binary("tf.Sub", x, x) if x.ty.elem != "i1" else b.binary("tf.LogicalAnd", x, _neg(b, x)),
+)
+_TENSOR_IDENTITIES: tuple[Redex, ...] = (
     lambda b, x: _neg(b, _neg(b, x)),
     lambda b, x: b.unary("tf.Identity", x),
     lambda b, x: b.unary("tf.Cast", x),
-    lambda b, x: b.binary("tf.Sub", x, x) if x.ty.elem != "i1" else b.unary("tf.Identity", x),
     lambda b, x: b.binary("tf.Sub", x, b.unary("tf.Neg", b.partner(x.ty))) if x.ty.elem != "i1" else x,
     lambda b, x: b.binary("tf.AddV2", x, b.unary("tf.Neg", b.partner(x.ty))) if x.ty.elem != "i1" else x,
     lambda b, x: b.binary("tf.AddV2", b.unary("tf.Neg", x), b.partner(x.ty)) if x.ty.elem != "i1" else x,
@@ -613,6 +618,11 @@ _TENSOR_REDEXES: tuple[Callable[[FunctionBuilder, Value], Value], ...] = (
     lambda b, x: b.binary("tf.AddV2", x, _splat_like(b, x, 0.0, b.c.chance(40))) if x.ty.elem != "i1" else x,
     lambda b, x: b.unary("tf.Square", b.binary("tf.Sub", x, b.partner(x.ty))) if x.ty.elem != "i1" else x,
 )
+
+_REDEXES: dict[str, tuple[tuple[Redex, ...], tuple[Redex, ...]]] = {
+    "int": (_INT_IDENTITIES, _INT_ANNIHILATORS), "i1": (_I1_IDENTITIES, _I1_ANNIHILATORS),
+    "f32": (_F32_IDENTITIES, _F32_ANNIHILATORS), "tensor": (_TENSOR_IDENTITIES, _TENSOR_ANNIHILATORS),
+}
 
 _AFFINE_MAPS = (  # (dims, symbols, expression)
     (1, 0, "d0"), (1, 0, "d0 + 1"), (1, 1, "d0 + s0 * 2"), (2, 0, "d0 * 3 + d1"), (1, 0, "d0 floordiv 2"),
@@ -640,19 +650,38 @@ def _arguments(c: Choices, family: str) -> list[Ty]:
     return {"arith": scalars, "cfg": scalars, "tf": tensors, "mixed": scalars + tensors}[family]
 
 
-def _motifs(b: FunctionBuilder, family: str, target: int) -> Value:
-    """Motifs until the builder has emitted `target` ops in all; returns the last value."""
-    kinds = ("arith", "tf") if family == "mixed" else ("tf",) if family == "tf" else ("arith",)
+class Motif(NamedTuple):
+    """One motif of a plan: which method of the builder, on which type, how large."""
+
+    kind: str
+    ty: Ty
+    size: int
+
+
+#: A block's contents: motifs to emit in order, or a number of ops to fill with random motifs.
+Plan = Sequence[Motif] | int
+
+
+def _kinds(family: str) -> tuple[str, ...]:
+    return ("arith", "tf") if family == "mixed" else ("tf",) if family == "tf" else ("arith",)
+
+
+def _emit(b: FunctionBuilder, family: str, plan: Plan) -> Value:
+    """Emit a block's motifs (the planned ones, or random ones until `plan` more ops); the last value."""
+    target = b.ops + plan if isinstance(plan, int) else 0
+    todo = [] if isinstance(plan, int) else list(plan)
     last = None
-    while last is None or b.ops < target:
-        kind = b.c.pick(kinds)
-        motif = b.c.pick(_MOTIFS[kind])
-        ty = _MOTIF_TYPES[kind](b.c)
-        if motif == "casts" and ty.elem == "i1":
-            ty = I32
-        size = b.c.integer(1, max(1, min(target - b.ops, b.motif_cap)))
-        b.motifs[motif] += 1
-        last = getattr(b, motif)(ty, size)
+    while todo or last is None or b.ops < target:
+        if todo:
+            motif = todo.pop(0)
+        else:
+            kind = b.c.pick(_kinds(family))
+            motif = Motif(b.c.pick(_MOTIFS[kind]), _MOTIF_TYPES[kind](b.c),
+                          b.c.integer(1, max(1, min(target - b.ops, b.motif_cap))))
+        ty = I32 if motif.kind == "casts" and motif.ty.elem == "i1" else motif.ty
+        b.motifs[motif.kind] += 1
+        last = getattr(b, motif.kind)(ty, motif.size)
+        b.motif_results.append(last)
     return last
 
 
@@ -667,10 +696,12 @@ def _function(name: str, args: list[Ty], results: list[Ty], blocks: list[list[st
 
 
 def _returns(b: FunctionBuilder, last: Value) -> list[Value]:
-    """The last value and up to four others: recent, any, arguments, repeats."""
-    out = [last]
+    """The last value, the results of up to 8 other motifs (so that what most motifs compute
+    reaches a result: a wrong rewrite in dead code is invisible) and up to three random
+    others: recent, any, arguments, repeats."""
+    out = [last] + [v for v in b.motif_results[-9:-1] if v != last]
     everything = [v for pool in b.pool.values() for v in pool]
-    for _ in range(b.c.integer(0, 4)):
+    for _ in range(b.c.integer(0, 3)):
         out.append(b.c.pick(out) if b.c.chance(15) else b.c.pick(everything))
     return out
 
@@ -679,29 +710,29 @@ def _return(b: FunctionBuilder, values: Sequence[Value]) -> None:
     b.emit("func.return", values, None)
 
 
-def build(c: Choices, family: str, target: int, motif_cap: int = 48, name: str = "shape") -> Program:
-    """A module holding one function of `family` with about `target` ops."""
+def build(c: Choices, family: str, plans: Sequence[Plan], motif_cap: int = 48, name: str = "shape") -> Program:
+    """A module holding one function of `family`: one plan per block (the cfg family has four:
+    entry, the two branches, the join)."""
     b = FunctionBuilder(c, motif_cap)
     arg_types = _arguments(c, family)
     entry_args = [b.new_name() for _ in arg_types]
     for n, t in zip(entry_args, arg_types):
-        b.add(Value(n, t))
+        b.args.setdefault(t, []).append(b.add(Value(n, t)))
     b.blocks.append(b.lines)
     if family == "cfg":
-        results = _cfg_body(b, target)
+        results = _cfg_body(b, plans)
     else:
-        rets = _returns(b, _motifs(b, family, target))
+        rets = _returns(b, _emit(b, family, plans[0]))
         _return(b, rets)
         results = [v.ty for v in rets]
     text = '"builtin.module"() ({\n' + _function(name, arg_types, results, b.blocks, entry_args) + "\n}) : () -> ()\n"
     return Program(text, family, b.ops, b.motifs)
 
 
-def _cfg_body(b: FunctionBuilder, target: int) -> list[Ty]:
+def _cfg_body(b: FunctionBuilder, plans: Sequence[Plan]) -> list[Ty]:
     """entry -> cond_br -> (^bb1 | ^bb2) -> br ^bb3 -> return; ^bb2 sometimes returns itself."""
-    part = max(1, target // 4)
     results = [b.c.pick(SCALARS) for _ in range(b.c.integer(1, 4))]
-    _motifs(b, "arith", b.ops + part)
+    _emit(b, "arith", plans[0])
     cond = b.operand(I1) if b.c.chance(30) else b.emit(
         "arith.cmpi", [b.operand(I32), b.operand(I32)], I1, props=f"predicate = {b.c.integer(0, 9)} : i64")
     assert cond is not None
@@ -714,7 +745,7 @@ def _cfg_body(b: FunctionBuilder, target: int) -> list[Ty]:
     entry_scope = b.mark()
     for index, types in enumerate(edge_types, start=1):
         _block(b, f"^bb{index}", types)
-        _motifs(b, "arith", b.ops + part)
+        _emit(b, "arith", plans[index])
         if index == 2 and early_return:
             _return(b, [b.operand(t) for t in results])
         else:
@@ -722,7 +753,7 @@ def _cfg_body(b: FunctionBuilder, target: int) -> list[Ty]:
             b.emit("cf.br", outs, None, successors=" [^bb3]")
         b.restore(entry_scope)
     _block(b, "^bb3", join_types)
-    _motifs(b, "arith", b.ops + part)
+    _emit(b, "arith", plans[3])
     _return(b, [b.operand(t) for t in results])
     return results
 
@@ -736,19 +767,41 @@ def _block(b: FunctionBuilder, label: str, arg_types: list[Ty]) -> None:
         b.add(Value(n, t))
 
 
+def _motif_strategy(family: str, cap: int) -> st.SearchStrategy[Motif]:
+    types = {"arith": st.sampled_from(SCALARS),
+             "tf": st.builds(Ty, st.sampled_from(TENSOR_ELEMS + ("i1",)), st.sampled_from(TENSOR_SHAPES))}
+    return st.one_of(*(st.builds(Motif, st.sampled_from(_MOTIFS[k]), types[k], st.integers(1, cap))
+                       for k in _kinds(family)))
+
+
 @st.composite
 def programs(draw: Callable, families: Sequence[str] = FAMILIES, max_ops: int = 200,
              motif_cap: int = 48) -> Program:
-    """Hypothesis: a module of one function of a drawn family and shape, up to ~`max_ops` ops."""
-    c = DrawChoices(draw)
-    family = c.pick(list(families))
-    return build(c, family, c.integer(1, max_ops), motif_cap)
+    """Hypothesis: a module of one function of a drawn family and shape, of about `max_ops` ops at most.
+
+    Hypothesis draws the shape: the family and, per block, the list of motifs with their types
+    and sizes, so that a failure shrinks to fewer, smaller motifs. The small choices inside a
+    motif come from a drawn seed (see `Choices`)."""
+    family = draw(st.sampled_from(list(families)), label="family")
+    budget = max_ops
+    plans = []
+    for _ in range(4 if family == "cfg" else 1):
+        plan = []
+        for m in draw(st.lists(_motif_strategy(family, motif_cap), min_size=1, max_size=6), label="motifs"):
+            if budget <= 0 and plan:
+                break
+            plan.append(m._replace(size=max(1, min(m.size, budget))))
+            budget -= m.size
+        plans.append(plan)
+    seed = draw(st.integers(0, 2 ** 32 - 1), label="seed")
+    return build(Choices(seed), family, plans, motif_cap)
 
 
 def generate(family: str, ops: int, seed: int = 0, motif_cap: int | None = None) -> Program:
-    """The seeded twin of `programs()` for benchmarks: one function of about `ops` ops.
-    Motifs grow with the size (up to ops/20 each) unless `motif_cap` is given."""
-    return build(RandomChoices(seed), family, ops, motif_cap or max(48, ops // 20))
+    """The seeded twin of `programs()` for benchmarks: one function of about `ops` ops, random
+    motifs growing with the size (up to ops/20 ops each) unless `motif_cap` is given."""
+    blocks = 4 if family == "cfg" else 1
+    return build(Choices(seed), family, [max(1, ops // blocks)] * blocks, motif_cap or max(48, ops // 20))
 
 
-__all__ = ["FAMILIES", "Program", "Ty", "broadcast", "build", "generate", "programs"]
+__all__ = ["F32", "FAMILIES", "I32", "Choices", "Motif", "Program", "Ty", "broadcast", "build", "generate", "programs"]
