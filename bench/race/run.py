@@ -129,10 +129,12 @@ def shape_race(names: list[str], sizes: list[int], tools: tuple[str, ...], timeo
     report = []
     for name in names:
         rows = []
+        skip: dict[str, str] = {}
         for n in sizes:
             src = workdir / f"{name}_{n}.mlir"
             src.write_text(shapes.SHAPES[name](n, 0))
-            runs = whole_process.race_file(src, tools, timeout, matcher, check)
+            runs = whole_process.race_file(src, tools, timeout, matcher, check, skip)
+            skip.update({t: f"timed out at {n} ops" for t, r in runs.items() if r.status == "timeout"})
             rows.append((n, runs))
             print(json.dumps({"shape": name, "ops": n, **{t: r.cell() for t, r in runs.items()}}), flush=True)
         report += [f"### {name}", "", shape_table(rows, tools), "", shape_ratios(rows, tools), ""]
@@ -160,8 +162,13 @@ def shape_ratios(rows: list[tuple[int, dict]], tools: tuple[str, ...]) -> str:
             r = runs[t]
             if t == base:
                 continue
-            parts.append(f"{t} / egraph CPU = {r.cpu / eg.cpu:.2f}" + (f", ops left {r.ops_left} vs {eg.ops_left}"
-                         if r.status == "ok" else f" ({r.cell()})"))
+            if r.status == "ok" or r.status.startswith("wrong"):
+                parts.append(f"{t} / egraph CPU = {r.cpu / eg.cpu:.2f}, ops left {r.ops_left} vs {eg.ops_left}"
+                             + (" (its output is wrong)" if r.status.startswith("wrong") else ""))
+            elif r.status == "timeout":
+                parts.append(f"{t} / egraph CPU > {r.cpu / eg.cpu:.0f} (timeout)")
+            else:
+                parts.append(f"{t}: {r.cell()}")
         out.append(f"- {n} ops: " + "; ".join(parts))
     ok = [(n, runs[base]) for n, runs in rows if base in runs and runs[base].status == "ok"]
     if len(ok) > 1:
