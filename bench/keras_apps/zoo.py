@@ -140,8 +140,10 @@ def ensure(names: Sequence[str], folder: Path | None = None, max_params: int | N
 # ------------------------------------------------------------------ building (in the child process)
 
 
-def _calibrate_batchnorm(model, shape: tuple[int, ...], batch: int = 8) -> int:
-    """Moving statistics of every BatchNormalization := those of one seeded batch."""
+def _calibrate_batchnorm(model, shape: tuple[int, ...]) -> int:
+    """Moving statistics of every BatchNormalization := those of one seeded batch, of 8
+    images, or of 2 above 528 px: 8 EfficientNetB7 inputs of 600 px got the build killed
+    for memory, and 2 still give each channel hundreds of samples in the last layers."""
     import keras
     import numpy as np
 
@@ -154,6 +156,7 @@ def _calibrate_batchnorm(model, shape: tuple[int, ...], batch: int = 8) -> int:
     saved = [layer.momentum for layer in norms]
     for layer in norms:
         layer.momentum = 0.0
+    batch = 8 if shape[0] <= 528 else 2
     model(np.random.default_rng(0).standard_normal((batch, *shape)).astype("float32"), training=True)
     for layer, momentum in zip(norms, saved):
         layer.momentum = momentum
