@@ -7,7 +7,9 @@ For each model of :mod:`zoo` (built on first use into the model cache): the iden
 round trip through the e-graph, ``canonicalize`` and island coarsening, each
 GraphDef -> tf_executor -> passes -> GraphDef, then TensorFlow runs every result next
 to the original on 3 seeded feeds (:mod:`check`).  Each model runs in a child process
-(memory is returned between models; a crash or a kill is a row, not the end of the run).
+(memory is returned between models; a crash or a kill is a row, not the end of the run),
+and builds and checks stop themselves above ``$EGRAFT_BENCH_MAX_RSS_MB`` (12000) rather
+than let the kernel's OOM killer pick a victim (:mod:`memory_guard`).
 Prints one row per model and path, and writes ``bench/out/keras_apps.{json,md}``.
 Exit status 1 if any path failed or disagreed.
 
@@ -37,6 +39,7 @@ sys.path.insert(0, str(HERE))
 OUT = HERE.parents[1] / "bench" / "out"
 
 import check  # noqa: E402
+import memory_guard  # noqa: E402
 import zoo  # noqa: E402
 
 
@@ -100,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--one"]:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        memory_guard.start(f"checking {argv[1]}")
         row = one(argv[1], argv[3].split(","), int(argv[4]))
         Path(argv[2]).write_text(json.dumps(row, default=str))
         return 0

@@ -262,9 +262,12 @@ def build_one(name: str, folder: Path, max_params: int | None = None) -> None:
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--build"]:
+        import memory_guard
+
         folder, names, limit = Path(argv[1]), argv[2:], None
         if names[:1] == ["--max-params"]:
             limit, names = int(names[1]), names[2:]
+        memory_guard.start("building " + ", ".join(names))
         for name in names:
             build_one(name, folder, limit)
         return 0
