@@ -11,6 +11,8 @@ Algorithm (details and measured gap to ILP in docs/engine.md):
    over n's child classes d, computed by a frontier Bellman-Ford in numpy: each
    round re-evaluates only the parents of classes that improved, so the work is
    proportional to the e-graph times the number of improvements, not to its depth.
+   A deep graph has one round per level, mostly of one or two e-nodes, and those
+   rounds run in plain Python with numpy's arithmetic (a 100k-op chain: 20 s -> 3 s).
    Tree costs double wherever two paths meet (an op reading a value and the effect
    token that already depends on it), so on deep graphs they grow exponentially with
    depth; they saturate at :data:`TREE_COST_CAP` instead of overflowing to ``inf``,
@@ -103,6 +105,42 @@ def _segments(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
     return offsets + np.arange(total)
 
 
+def _numpy_sum(values: list[float], width: int | None) -> float:
+    """``values`` summed exactly as numpy sums them (bit for bit), as a row padded with zeros
+    to ``width`` by ``np.add.reduce(axis=1)``, or sequentially (``np.bincount``) if ``width``
+    is None. numpy adds a row of n to 0.0 pairwise: sequentially below 8 terms (so, with
+    zero padding, exactly the sequential sum), else in 8 interleaved accumulators per block
+    of up to 128, halving larger rows (numpy's ``pairwise_sum``).
+    """
+    if width is None or width < 8:
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+    return 0.0 + _pairwise(values + [0.0] * (width - len(values)), 0, width)
+
+
+def _pairwise(row: list[float], start: int, n: int) -> float:
+    if n < 8:
+        total = 0.0
+        for v in row[start:start + n]:
+            total += v
+        return total
+    if n <= 128:
+        acc = row[start:start + 8]
+        end = start + n - n % 8
+        for i in range(start + 8, end, 8):
+            for j in range(8):
+                acc[j] += row[i + j]
+        total = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+        for v in row[end:start + n]:
+            total += v
+        return total
+    half = n // 2
+    half -= half % 8
+    return _pairwise(row, start, half) + _pairwise(row, start + half, n - half)
+
+
 def _distinct(a: np.ndarray) -> np.ndarray:
     """Sorted distinct values of a small fresh array, sorted in place (``np.unique`` is slower here)."""
     a.sort()
@@ -117,6 +155,10 @@ class _Graph:
     #: Children are gathered through a padded matrix (one fancy index per round) unless
     #: padding would take more than this many times the real child slots.
     MAX_PADDING = 4
+    #: Relaxation rounds whose frontier has fewer e-nodes than this run in plain Python
+    #: (:meth:`_small_rounds`): a numpy round costs ~60 µs however small, and a deep graph
+    #: has one round per level of depth (a 100k-op chain: 200k rounds of one or two e-nodes).
+    SMALL_FRONTIER = 8
 
     def __init__(self, g: EGraphArrays, costs: np.ndarray) -> None:
         self.g, self.costs = g, costs
@@ -138,6 +180,7 @@ class _Graph:
         # level has an e-node whose children all sit strictly lower: following such nodes
         # can never cycle. They are the last resort of select_acyclic.
         self.node_level: np.ndarray | None = None
+        self._lists: tuple[list, ...] | None = None  # see lists()
 
     def parents_of(self, classes: np.ndarray) -> np.ndarray:
         """Sorted distinct e-nodes having a child in ``classes``.
@@ -168,14 +211,13 @@ class _Graph:
         np.maximum.at(top, seg, v)
         return top
 
-    def relax(self, node_value: Callable[[np.ndarray, np.ndarray], np.ndarray],
-              rtol: float, levels: bool) -> tuple[np.ndarray, np.ndarray | None]:
-        """Least ``val[c] = min over e-nodes n of c of node_value(n, val)`` (frontier Bellman-Ford).
+    def relax(self, weight: np.ndarray | None, rtol: float,
+              levels: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """Least ``val[c] = min over e-nodes n of c of`` :meth:`node_totals` (frontier Bellman-Ford).
 
         ``val`` carries the sentinel entry of :meth:`reduce_children` (returned too, 0).
-        ``node_value`` must be monotone in ``val`` and infinite while a child is. Each
-        round re-evaluates only the parents of the classes that improved in the last one,
-        starting from the leaves, and touches no array of e-graph size: the number of
+        Each round re-evaluates only the parents of the classes that improved in the last
+        one, starting from the leaves, and touches no array of e-graph size: the number of
         rounds is the depth of the e-graph (thousands at 100k ops), so a round must cost
         what its frontier costs. Improvements smaller than ``rtol`` (relative) are ignored:
         with weights below 1 a cycle keeps shaving off ever smaller amounts.
@@ -184,7 +226,8 @@ class _Graph:
         became finite (the sentinel and unreachable classes: 0 and inf). A node becomes
         finite in the round after its last child did, so that is ``min over nodes of
         1 + max child level``. A round is a few dozen numpy calls on a small frontier, so
-        every call it can skip counts.
+        every call it can skip counts, and rounds of fewer than :attr:`SMALL_FRONTIER`
+        e-nodes run in Python instead, with the same arithmetic (same results, bit for bit).
         """
         g = self.g
         val = np.full(g.n_classes + 1, np.inf)
@@ -194,12 +237,16 @@ class _Graph:
             level[-1] = 0.0
         cand = np.full(g.n_classes, np.inf)  # scratch per round, back to inf after each
         frontier = self.leaves
+        weights = None if weight is None else weight.tolist()
         rounds = 0
         factor = 1 - rtol
         while len(frontier):
+            if len(frontier) < self.SMALL_FRONTIER:
+                frontier, rounds = self._small_rounds(frontier, val, level, weights, factor, rounds)
+                continue
             rounds += 1
             cls = g.node_class.take(frontier)
-            np.minimum.at(cand, cls, node_value(frontier, val))
+            np.minimum.at(cand, cls, self.node_totals(frontier, val, weight))
             improved = _distinct(cls[cand.take(cls) < val.take(cls) * factor])
             if level is not None:
                 level[improved[np.isinf(val[improved])]] = rounds
@@ -207,6 +254,65 @@ class _Graph:
             cand[cls] = np.inf
             frontier = self.parents_of(improved)
         return val, level
+
+    def lists(self) -> tuple[list, ...]:
+        """``child_ptr``, ``children``, ``node_class``, costs, ``par_ptr``, ``par_node`` as lists.
+
+        For the code that reads them one element at a time (Python rounds, the acyclic
+        walk): list indexing costs far less than numpy's scalar boxing. Made once.
+        """
+        if self._lists is None:
+            g = self.g
+            self._lists = (g.child_ptr.tolist(), g.children.tolist(), g.node_class.tolist(),
+                           self.costs.tolist(), self.par_ptr.tolist(), self.par_node.tolist())
+        return self._lists
+
+    def _small_rounds(self, frontier: np.ndarray, val: np.ndarray, level: np.ndarray | None,
+                      weights: list[float] | None, factor: float, rounds: int) -> tuple[np.ndarray, int]:
+        """Rounds of :meth:`relax` in plain Python while the frontier stays small.
+
+        Returns the next frontier and the round count. Same arithmetic as the numpy round
+        (:func:`_numpy_sum`, the cap of :meth:`node_totals`), so the values do not depend
+        on which kind of round ran.
+        """
+        ptr, kids, node_class, costs, par_ptr, par_node = self.lists()
+        width = None if self.pad is None else self.pad.shape[1]
+        sequential = width is None or width < 8
+        get = val.item  # one element as a Python float, without a numpy scalar
+        inf, cap, small = math.inf, TREE_COST_CAP, self.SMALL_FRONTIER
+        nodes: list[int] = frontier.tolist()
+        while 0 < len(nodes) < small:
+            rounds += 1
+            cand: dict[int, float] = {}
+            for n in nodes:
+                children = kids[ptr[n]:ptr[n + 1]]
+                if sequential:  # _numpy_sum's first case, inlined: this loop is the hot one
+                    total = 0.0
+                    if weights is None:
+                        for d in children:
+                            total += get(d)
+                    else:
+                        for d in children:
+                            total += get(d) * weights[d]
+                else:
+                    total = _numpy_sum([get(d) if weights is None else get(d) * weights[d] for d in children],
+                                       width)
+                total = costs[n] + total
+                if cap < total < inf:
+                    total = cap
+                c = node_class[n]
+                if total < cand.get(c, inf):
+                    cand[c] = total
+            parents: set[int] = set()
+            for c, total in cand.items():
+                old = get(c)
+                if total < old * factor:
+                    if level is not None and old == inf:
+                        level[c] = rounds
+                    val[c] = total
+                    parents.update(par_node[par_ptr[c]:par_ptr[c + 1]])
+            nodes = list(parents)
+        return np.array(nodes, np.int64), rounds
 
     def node_totals(self, nodes: np.ndarray, best: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
         """``cost(n) + Σ w[d]·best[d]`` over the child classes d of each node, capped.
@@ -236,8 +342,7 @@ class _Graph:
 
         The first call also sets :attr:`node_level` from the rounds of the relaxation.
         """
-        best, level = self.relax(lambda nodes, best: self.node_totals(nodes, best, weight), rtol,
-                                 levels=self.node_level is None)
+        best, level = self.relax(weight, rtol, levels=self.node_level is None)
         if level is not None:
             self.node_level = self.reduce_children(np.arange(self.g.n_nodes), level, "max") + 1
         return best
@@ -336,12 +441,33 @@ def post_order(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int],
     return _walk(ptr, kids, choice, roots, _cyclic)
 
 
+def _still_reached(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int],
+                   roots: Sequence[int], post: list[int]) -> list[int]:
+    """The classes of ``post`` that ``choice`` reaches from ``roots``, in the same order.
+
+    ``post`` lists finished classes children first, and a finished class's choice never
+    changes, so one sweep from parents to children marks everything reachable (cheaper
+    than a second walk: no stack).
+    """
+    marked = [False] * len(choice)
+    for r in roots:
+        marked[r] = True
+    for c in reversed(post):
+        if marked[c]:
+            n = choice[c]
+            for d in kids[ptr[n]:ptr[n + 1]]:
+                marked[d] = True
+    return [c for c in post if marked[c]]
+
+
 def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
-                   pref_nodes: np.ndarray, safe: Callable[[], np.ndarray]) -> tuple[np.ndarray, list[int]]:
+                   pref_nodes: np.ndarray, safe: Callable[[], np.ndarray],
+                   children: tuple[list[int], list[int]] | None = None) -> tuple[np.ndarray, list[int]]:
     """Choose one e-node per class reachable from ``roots``, cheapest first, acyclically.
 
     Returns the choice (``-1`` for unreached classes) and the reached classes in
     post-order (children before parents), the order the output table is built in.
+    ``children`` may give ``g``'s ``child_ptr`` and ``children`` as lists, if made already.
 
     Each class starts with its preferred e-node. When the depth-first walk meets a
     class already on its stack, the topmost class of that cycle still using its
@@ -352,22 +478,26 @@ def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
     once, so the walk terminates in near-linear time.
 
     A repair abandons the subtree of the victim's old node, and classes the walk had
-    already finished under it may be reachable no more. So when a walk repaired
-    anything, the reached classes are recomputed through the final choice
-    (:func:`post_order`): the choice, the table and the reported cost then describe
+    already finished under it may be reachable no more. So when a repair abandoned any
+    finished class, the finished classes are filtered down to those the final choice reaches
+    (:func:`_still_reached`): the choice, the table and the reported cost then describe
     one and the same DAG. (Counting the abandoned classes made the reported cost 14 for
     a DAG of cost 13 on ``(x+x + (x*x-(x+x))) + (0 + (x*x-(x+x)))``.)
     """
-    ptr, kids = g.child_ptr.tolist(), g.children.tolist()
+    ptr, kids = children or (g.child_ptr.tolist(), g.children.tolist())
     pref, pnodes = pref_ptr.tolist(), pref_nodes.tolist()
     has = pref_ptr[:-1] < pref_ptr[1:]
     choice = np.where(has, pref_nodes[np.where(has, pref_ptr[:-1], 0)], -1).tolist() if len(pref_nodes) else []
     repaired = [False] * g.n_classes
     fallback: list[int] = []
+    abandoned = False  # did a repair drop a node under which the walk had finished classes?
 
     def repair(d: int, stack: list[int], cursor: list[int], ends: list[int], state: list[int]) -> None:
+        nonlocal abandoned
         low = len(stack) - 1 - stack[::-1].index(d)
         k = next(k for k in range(len(stack) - 1, low - 1, -1) if not repaired[stack[k]])
+        # Entries from k up have walked past a child only if some class finished under them.
+        abandoned = abandoned or any(cursor[j] > ptr[choice[stack[j]]] for j in range(k, len(stack)))
         for x in stack[k + 1:]:
             state[x] = 0
         del stack[k + 1:], cursor[k + 1:], ends[k + 1:]
@@ -388,8 +518,8 @@ def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
         return fallback[c]
 
     post = _walk(ptr, kids, choice, roots, repair)
-    if any(repaired):
-        post = post_order(ptr, kids, choice, roots)
+    if abandoned:
+        post = _still_reached(ptr, kids, choice, roots, post)
     reached = np.full(g.n_classes, -1, np.int64)
     reached[post] = np.asarray(choice, np.int64)[post]
     return reached, post
@@ -462,7 +592,7 @@ def extract(g: EGraphArrays, schema: Schema, roots: Sequence[int], cost: CostMod
     for k in range(passes):
         best = graph.fixpoint(weight, rtol=1e-12 if k == 0 else 1e-4)
         pref = graph.preferences(best, weight)
-        choice, post = select_acyclic(g, roots, *pref, lambda: graph.safe_nodes(*pref))
+        choice, post = select_acyclic(g, roots, *pref, lambda: graph.safe_nodes(*pref), graph.lists()[:2])
         total = _total(graph.costs, choice[np.asarray(post, np.int64)])  # post: each reached class once
         trace.append(total)
         if best_sel is None or total < best_sel[0]:
