@@ -2,7 +2,9 @@
 
 Each region of the root is rebuilt from its ``Reg`` e-class: the effect chain first (in
 program order, so effectful ops keep their order), then the terminator, then the targets
-of forward references; values are materialised on demand, depth first. Where a chosen
+of forward references; values are materialised on demand, producers before users, by an
+explicit stack (:meth:`_Writer.materialize`), never by recursion per op: a value may sit
+at the end of a chain 100k ops deep. Where a chosen
 e-node *is* an original op's e-node (same operator, payload and child classes) the
 original ``Operation`` is reused with its name, location and attributes; new ops get the
 fused location of the original ops whose values they now compute, as MLIR does.
@@ -185,12 +187,8 @@ class _Writer:
             return found  # type: ignore[return-value]
         name, payload, kids = self.node(c)
         if name == "Res":
-            op = self.op(kids[0], ctx)
-            if op in self.new_ops:
-                self.new_ops[op].add(c)
-            v: Value = op.results[int(payload)]  # type: ignore[arg-type]
-            self.ctx_of_op[op].vals[c] = v
-            return v
+            self.materialize(c, ctx)
+            return self.lookup(c, ctx, ops=False)  # type: ignore[return-value]
         if name == "Ext":
             return self.low.ext[int(payload)]  # type: ignore[arg-type]
         if name == "Fwd":
@@ -199,6 +197,52 @@ class _Writer:
 
     def values(self, c: int, ctx: _Ctx) -> list[Value]:
         return [self.value(k, ctx) for k in self.items(c)]
+
+    def materialize(self, c: int, ctx: _Ctx) -> None:
+        """Make the ``Res`` class ``c`` visible from ``ctx``, building every missing producer.
+
+        Depth first with an explicit stack: an op is built once its operands are visible
+        where it goes, so :meth:`build` finds them all by lookup and never descends. The
+        order is the one a recursive materialisation had (operands left to right, each
+        producer right after its own operands), so ops are placed in the same order.
+        A stack entry is a value class, where it is wanted, and, once the operands of its
+        op have been pushed, where that op goes.
+        """
+        lookup, node = self.lookup, self.node
+        stack: list[tuple[int, _Ctx, _Ctx | None]] = [(c, ctx, None)]
+        while stack:
+            v, vctx, target = stack.pop()
+            if lookup(v, vctx, ops=False) is not None:
+                continue
+            name, payload, kids = node(v)
+            if name != "Res":
+                continue  # Ext and Fwd values are made where they are used, without descending
+            op = lookup(kids[0], vctx, ops=True)
+            if op is None:
+                o = kids[0]
+                oname, opayload, okids = node(o)
+                if target is None:
+                    self.check_pure(oname, opayload)
+                    target = self.home(o, vctx)
+                    missing = [k for k in self.operand_classes(oname, okids)
+                               if lookup(k, target, ops=False) is None and node(k)[0] == "Res"]
+                    if missing:
+                        stack.append((v, vctx, target))
+                        stack.extend((k, target, None) for k in reversed(missing))
+                        continue
+                op = self.place(o, oname, opayload, okids, target)
+            if op in self.new_ops:
+                self.new_ops[op].add(v)
+            self.ctx_of_op[op].vals[v] = op.results[int(payload)]  # type: ignore[arg-type,index]
+
+    def operand_classes(self, name: str, kids: list[int]) -> list[int]:
+        """The value classes of an op node's operands, in the order :meth:`build` reads them."""
+        shape = self.low.shapes.get(name)
+        if shape is not None:
+            return [k for is_list, g in zip(shape.groups, kids) for k in (self.items(g) if is_list else (g,))]
+        if name == "NoTerm":
+            return []  # build() reports it
+        return self.items(kids[0])  # Generic, GenericPure, Opaque: a Vals list first
 
     def home(self, c: int, ctx: _Ctx) -> _Ctx:
         """Where a pure op goes: its original block if that encloses ``ctx``, else ``ctx``."""
@@ -210,18 +254,19 @@ class _Writer:
                 return orig
         return ctx
 
-    def op(self, c: int, ctx: _Ctx, pinned: bool = False) -> Operation:
-        """The op of class ``c`` visible from ``ctx``, materialised if needed."""
-        if not pinned:
-            found = self.lookup(c, ctx, ops=True)
-            if found is not None:
-                return found  # type: ignore[return-value]
-        name, payload, kids = self.node(c)
-        effectful = self.is_effectful(name)
-        if effectful and not pinned:
+    def check_pure(self, name: str, payload: object) -> None:
+        """Only the effect chain of a block places effectful ops; a value use cannot."""
+        if self.is_effectful(name):
             raise WriteBackError(f"effectful op {op_name_of(name, payload) or name} is used "
                                  "outside the block whose effect chain holds it")
-        target = ctx if pinned else self.home(c, ctx)
+
+    def chain_op(self, c: int, ctx: _Ctx) -> Operation:
+        """The op of class ``c`` on the effect chain (or the terminator) of ``ctx``'s block."""
+        name, payload, kids = self.node(c)
+        return self.place(c, name, payload, kids, ctx)
+
+    def place(self, c: int, name: str, payload: object, kids: list[int], target: _Ctx) -> Operation:
+        """Build the op of class ``c`` (its operands already visible) and add it to ``target``."""
         op = self.build(c, name, payload, kids, target)
         target.ops[c] = op
         target.placed.append(op)
@@ -339,13 +384,13 @@ class _Writer:
             raise WriteBackError(f"the effect chain of region #{rid} does not start at its entry")
         prev: Operation | None = None
         for c in reversed(chain):
-            op = ctx.ops.get(c) or self.op(c, ctx, pinned=True)
+            op = ctx.ops.get(c) or self.chain_op(c, ctx)
             if prev is not None:
                 self.eff_pred[op] = prev
             prev = op
         if self.node(term_c)[0] != "NoTerm":
             term = ctx.ops.get(term_c) if term_c in chain else None
-            term = term or self.op(term_c, ctx, pinned=True)
+            term = term or self.chain_op(term_c, ctx)
             ctx.placed.remove(term)
             ctx.terminator = term
         self.fwd_targets[rid] = self.items(fwd_c)
