@@ -16,7 +16,7 @@ from typing import Any
 #: The x-x→0 family as PDL: the same eight rules egraft's arith-canonical has for them.
 _SELF = """
 pdl.pattern @{name} : benefit(1) {{
-  %t = pdl.type
+  %t = pdl.type{type}
   %x = pdl.operand
   %root = pdl.operation "arith.{op}" (%x, %x : !pdl.value, !pdl.value) -> (%t : !pdl.type)
   pdl.rewrite %root {{
@@ -42,10 +42,11 @@ pdl.pattern @{name} : benefit(1) {{
 }}"""
 
 PDL_PATTERNS = "builtin.module {" + "".join([
-    _SELF.format(name="subi_self", op="subi", body=_ZERO_BODY),
-    _SELF.format(name="xori_self", op="xori", body=_ZERO_BODY),
-    _SELF.format(name="andi_self", op="andi", body=_SAME_BODY),
-    _SELF.format(name="ori_self", op="ori", body=_SAME_BODY),
+    # the zero they build is `0 : i32`, so they match i32 only (else xDSL builds an ill-typed constant)
+    _SELF.format(name="subi_self", op="subi", body=_ZERO_BODY, type=" : i32"),
+    _SELF.format(name="xori_self", op="xori", body=_ZERO_BODY, type=" : i32"),
+    _SELF.format(name="andi_self", op="andi", body=_SAME_BODY, type=""),
+    _SELF.format(name="ori_self", op="ori", body=_SAME_BODY, type=""),
     _CONST_RHS.format(name="muli_one", op="muli", value=1, result="%x"),
     _CONST_RHS.format(name="muli_zero", op="muli", value=0, result="%cv"),
     _CONST_RHS.format(name="addi_zero", op="addi", value=0, result="%x"),
