@@ -374,6 +374,10 @@ def _parse_dense_string(p: "Parser", type: T.Type | None, attr_pos: int) -> A.At
     start, end = hex_m.span(1)
     if not _hex_size_ok(end - start, text[start:start + 2], shaped):
         raise p.error(f"elements hex data size is invalid for provided type: '{shaped}'", attr_pos)
+    if _storage_bits(shaped.element_type) == 1:  # kept a byte per element, as numpy holds them
+        bits = A.unpack_bits_hex(text[start:end], shaped.num_elements)
+        return A.DenseElementsAttr(shaped, bits if shaped.element_type is T.i1 or isinstance(bits, str)
+                                   else int(bits))
     data = text[start - 2:end]
     if _HEX_LOWER.search(text, start, end):
         data = "0x" + data[2:].upper()

@@ -24,19 +24,30 @@ class Attribute(Uniqued):
     __slots__ = ()
 
 
+# Printable ASCII but the quote and the backslash: kept as is.
+_PLAIN_TEXT = re.compile(r'[ !#-\[\]-~]*+')
+_PLAIN_BYTES = re.compile(rb'[ !#-\[\]-~]++')
+_ESCAPED_BYTE = [f"\\{b:02X}" for b in range(256)]
+_ESCAPED_BYTE[ord("\\")] = "\\\\"
+
+
 def escape_string(value: str | bytes) -> str:
     """MLIR's string literal escaping: printable ASCII kept, backslash
-    doubled, every other byte (quote and newline too) as `\\XX` in hex."""
-    data = value.encode("utf-8") if isinstance(value, str) else value
+    doubled, every other byte (quote and newline too) as `\\XX` in hex
+    (llvm::printEscapedString writes `"` as \\22).  Plain text is copied
+    whole and the rest in runs: a 50 MB string is not split into 50 million
+    one-character pieces."""
+    if isinstance(value, str):
+        if _PLAIN_TEXT.fullmatch(value):
+            return '"' + value + '"'
+        value = value.encode("utf-8")
     out = []
-    for b in data:
-        c = chr(b)
-        if c == "\\":
-            out.append("\\\\")
-        elif 0x20 <= b < 0x7F and c != '"':  # llvm::printEscapedString writes `"` as \22
-            out.append(c)
-        else:
-            out.append(f"\\{b:02X}")
+    pos = 0
+    for m in _PLAIN_BYTES.finditer(value):
+        out.extend(_ESCAPED_BYTE[b] for b in value[pos:m.start()])
+        out.append(m.group().decode("ascii"))
+        pos = m.end()
+    out.extend(_ESCAPED_BYTE[b] for b in value[pos:])
     return '"' + "".join(out) + '"'
 
 
@@ -343,14 +354,16 @@ class DenseElementsAttr(Attribute):
 
     def render_body(self) -> str:
         data = self.data
-        if _is_hex(data):
-            return f'"{data}"'  # hex digits need no escaping; weights are megabytes
         et = self.type.element_type
+        if _is_hex(data):
+            if _is_bit(et):  # stored a byte per element, printed packed
+                return f'"{_hex_of(self.to_numpy())}"'
+            return f'"{data}"'  # hex digits need no escaping; weights are megabytes
         if not isinstance(data, tuple) or _is_complex_scalar(data, self.type):
             return _scalar_text(data, et)
         shape = self.type.shape or ()
         if len(data) > HEX_THRESHOLD and numpy_dtype(et) is not None and not isinstance(data[0], (str, bytes, tuple)):
-            return escape_string(_hex_of(self.to_numpy()))
+            return f'"{_hex_of(self.to_numpy())}"'
         return _nested_text([_scalar_text(x, et) for x in data], list(shape))
 
 
@@ -368,8 +381,30 @@ def _is_hex(data: Any) -> bool:
 _HEX_ONLY = re.compile(r"0x[0-9A-Fa-f]*\Z")
 
 
+def _is_bit(t: T.Type) -> bool:
+    return isinstance(t, T.IntegerType) and t.width == 1
+
+
 def _hex_of(arr: np.ndarray) -> str:
+    """MLIR's hex text of an array's elements: little-endian, booleans packed
+    eight to a byte, lowest bit first (as MLIR stores i1 elements)."""
+    import numpy as np
+
+    if arr.dtype == np.bool_:
+        return "0x" + np.packbits(arr.reshape(-1), bitorder="little").tobytes().hex().upper()
     return "0x" + arr.astype(arr.dtype.newbyteorder("<")).tobytes().hex().upper()
+
+
+def unpack_bits_hex(digits: str, count: int) -> str | bool:
+    """The stored form of MLIR's hex text of `count` i1 elements (eight to a
+    byte, lowest bit first): a byte per element in hex, as numpy and GraphDef
+    import keep them, or a bool for a one-byte all-zeros/all-ones splat."""
+    if len(digits) == 2 and digits.upper() in ("00", "FF"):
+        return digits != "00"
+    bits = format(int(digits or "0", 16), f"0{len(digits) * 4}b")
+    # Bytes are in order, bits within a byte lowest first.
+    ordered = "".join(bits[i:i + 8][::-1] for i in range(0, len(bits), 8))[:count]
+    return "0x" + ordered.translate({48: "00", 49: "01"})
 
 
 def _scalar_text(x: Any, et: T.Type) -> str:
