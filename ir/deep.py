@@ -26,8 +26,10 @@ region's ops, then the regions of each).  Two things bound that recursion:
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
+import traceback
 from typing import Any, Callable, TypeVar
 
 MAX_NESTING = 10_000
@@ -73,7 +75,14 @@ def run_with_deep_stack(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         try:
             outcome.append((True, fn(*args, **kwargs)))
         except BaseException as exc:  # handed to the caller, re-raised there
+            _release_frames(exc)
             outcome.append((False, exc))
+        finally:
+            if "egglog.bindings" in sys.modules:
+                # egglog's e-graphs may only be freed on the thread that made
+                # them (PyO3 'unsendable'): free the ones left in reference
+                # cycles here, not at some later collection on another thread.
+                gc.collect()
 
     _raise_limit()  # before the thread starts recursing
     try:
@@ -88,6 +97,16 @@ def run_with_deep_stack(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
     if not ok:
         raise value
     return value
+
+
+def _release_frames(exc: BaseException | None) -> None:
+    """Drop the local variables of the frames an exception (and those it
+    chains) holds, so that what they reference is freed on this thread."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
 
 
 def _start(work: Callable[[], None]) -> threading.Thread | None:
