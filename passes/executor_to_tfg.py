@@ -126,8 +126,30 @@ class _Converter:
         return [new]
 
     def island(self, island: Operation) -> list[Operation]:
-        created = self.body(island.regions[0].blocks[0], island.results, list(island.operands))
-        self.controls[island.results[-1]] = [op.results[-1] for op in created]
+        """The island's ops as nodes; its control token stands for all of them.
+
+        An island also waits for the values it yields from outside it (canonicalize
+        leaves ``island { yield %x }`` where an Identity was), and a graph may depend on
+        that through the island's control token: in a v1 loop, the frame's constants hang
+        off the control of the loop variable's Identity.  When such a token is used, the
+        yielded outside values get a node of their own (an Identity, IdentityN, or a NoOp
+        for an island with nothing in it), which carries the island's control operands
+        and joins the token, so no dependency is lost."""
+        block = island.regions[0].blocks[0]
+        created = self.body(block, island.results, list(island.operands))
+        waits = [op.results[-1] for op in created]
+        if island.results[-1].uses:
+            inside = set(block)
+            outside = list(dict.fromkeys(v for v in block.last.operands if v.owner_op not in inside)) \
+                if block.last is not None else []
+            if outside or not created:
+                kind = "NoOp" if not outside else "Identity" if len(outside) == 1 else "IdentityN"
+                types = [v.type for v in outside]
+                join = self.node(kind, island, types, types)
+                self.wiring.append((join, outside, list(island.operands)))
+                created.append(join)
+                waits.append(join.results[-1])
+        self.controls[island.results[-1]] = waits
         return created
 
     def body(self, block: Block, results: Sequence[Value], controls: list[Value]) -> list[Operation]:

@@ -53,12 +53,18 @@ def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: li
             for seed in SEEDS:
                 feed = tf_side.random_feeds(feeds, seed)
                 expected = base.run(tensors + [a for a, _ in pairs], feed)
-                actual = runner.run(tensors + [b for _, b in pairs], feed)
+                try:
+                    actual = runner.run(tensors + [b for _, b in pairs], feed)
+                except tf_side.tf.errors.OpError as err:  # TF rejects the graph it was given: a finding
+                    report[name] = {"ok": False, "max_abs": float("inf"), "logits": [],
+                                    "error": err.message.strip().splitlines()[-1]}
+                    break
                 for a, b in zip(expected, actual):
                     same, diff = tf_side.agree(a, b)
                     ok &= same
                     worst = max(worst, diff)
-            report[name] = {"ok": ok, "max_abs": worst, "logits": [f"{a} ~ {b}" for a, b in pairs]}
+            else:
+                report[name] = {"ok": ok, "max_abs": worst, "logits": [f"{a} ~ {b}" for a, b in pairs]}
     finally:
         base.close()
         for runner in runners.values():
@@ -90,6 +96,8 @@ def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: 
 def _equiv_text(entry: dict) -> str:
     if entry.get("missing"):
         return "MISSING " + ", ".join(entry["missing"])
+    if entry.get("error"):
+        return "TF ERROR: " + entry["error"].replace("|", "/")
     text = ("ok" if entry["ok"] else "MISMATCH") + f" ({entry['max_abs']:.1e})"
     return text + (" +logits" if entry["logits"] else "")
 

@@ -263,3 +263,34 @@ def test_tensorflow_parses_the_signature_egraft_writes(graph_file: Path) -> None
     assert code == 0, err
     printed = tf.mlir.experimental.run_pass_pipeline(out, "")
     assert 'tf.entry_function = {control_outputs = "done", inputs = "x", outputs = "y,m"}' in printed
+
+
+EMPTIED = """
+module {
+  func.func @main(%arg0: tensor<i32>) -> tensor<i32>
+      attributes {tf.entry_function = {control_outputs = "", inputs = "x", outputs = "c"}} {
+    %0 = tf_executor.graph {
+      %a, %ca = tf_executor.island wraps "tf.Neg"(%arg0) {_mlir_name = "a"} : (tensor<i32>) -> tensor<i32>
+      %e, %ce = tf_executor.island(%ca) {
+        tf_executor.yield %a : tensor<i32>
+      }
+      %c, %cc = tf_executor.island(%ce) wraps "tf.Const"() {_mlir_name = "c", value = dense<2> : tensor<i32>} : () -> tensor<i32>
+      %cn = tf_executor.island {
+        tf_executor.yield
+      }
+      tf_executor.fetch %c, %cn : tensor<i32>, !tf_executor.control
+    }
+    return %0 : tensor<i32>
+  }
+}
+"""
+
+
+def test_control_through_an_emptied_island_survives_export() -> None:
+    """``island { yield %a }`` (what canonicalize leaves of an Identity) still orders
+    what hangs off its control token: the export gives it a node (in a v1 loop this is
+    what keeps a constant in the loop's frame; without it TF rejects the graph)."""
+    nodes = {n.name: n for n in export_graphdef(executor_to_tfg(parse(EMPTIED))).node}
+    (join,) = [n for n in nodes.values() if n.op == "Identity"]
+    assert list(join.input) == ["a", "^a"] and list(nodes["c"].input) == [f"^{join.name}"]
+    assert sum(n.op == "NoOp" for n in nodes.values()) == 1  # the empty island the fetch waits on
