@@ -280,7 +280,7 @@ def _parse_element(p: "Parser", et: T.Type, in_array: bool = False) -> Any:
         return int_literal(lit)
     negative = lit.startswith("-")
     digits = m.start() + 1 if negative else m.start()
-    if negative and base.signedness == "u":  # type: ignore[union-attr]
+    if negative and isinstance(base, T.IntegerType) and base.signedness == "u":
         raise p.error("expected unsigned integer elements, but parsed negative value", digits)
     value = fit_integer(abs(int_literal(lit)), negative, base)
     if value is None:

@@ -177,3 +177,10 @@ def test_ssa_names_follow_mlir_numbering():
     out = roundtrip(text)
     # Nested regions continue after all of the parent region's values.
     assert '%0 = "t.x"' in out and '%1 = "t.z"' in out and '%2 = "t.y"' in out
+
+
+@pytest.mark.parametrize("element", ["index", "i8", "si8"])
+def test_negative_dense_elements_of_signed_and_index_types(element):
+    """Negative dense elements read for index and signed types (index has no signedness)."""
+    module = parse(f'"t.a"() {{v = dense<[-1, 3]> : tensor<2x{element}>}} : () -> ()', allow_unregistered=True)
+    assert "dense<[-1, 3]>" in print_ir(module)
