@@ -140,10 +140,14 @@ def ensure(names: Sequence[str], folder: Path | None = None, max_params: int | N
 # ------------------------------------------------------------------ building (in the child process)
 
 
-def _calibrate_batchnorm(model, shape: tuple[int, ...]) -> int:
-    """Moving statistics of every BatchNormalization := those of one seeded batch, of 8
-    images, or of 2 above 528 px: 8 EfficientNetB7 inputs of 600 px got the build killed
-    for memory, and 2 still give each channel hundreds of samples in the last layers."""
+#: Calibration batches other than 8: a batch of 8 took EfficientNetB7 (600 px) to 24 GB
+#: and EfficientNetV2L (480 px) past 12 GB; 2 images still give every channel hundreds of
+#: samples in the last layers.
+CALIBRATION_BATCH = {"EfficientNetB7": 2, "EfficientNetV2L": 2}
+
+
+def _calibrate_batchnorm(model, shape: tuple[int, ...], batch: int) -> int:
+    """Moving statistics of every BatchNormalization := those of one seeded batch."""
     import keras
     import numpy as np
 
@@ -156,7 +160,6 @@ def _calibrate_batchnorm(model, shape: tuple[int, ...]) -> int:
     saved = [layer.momentum for layer in norms]
     for layer in norms:
         layer.momentum = 0.0
-    batch = 8 if shape[0] <= 528 else 2
     model(np.random.default_rng(0).standard_normal((batch, *shape)).astype("float32"), training=True)
     for layer, momentum in zip(norms, saved):
         layer.momentum = momentum
@@ -192,7 +195,7 @@ def _keras_application(name: str, max_params: int | None) -> tuple:
     model = getattr(keras.applications, name)(weights=None, input_shape=shape)
     if max_params is not None and model.count_params() > max_params:
         raise TooLarge(model.count_params())
-    norms = _calibrate_batchnorm(model, shape)
+    norms = _calibrate_batchnorm(model, shape, CALIBRATION_BATCH.get(name, 8))
     graph, feeds, fetches = _frozen(model, [tf.TensorSpec((1, *shape), tf.float32, name="input")])
     return graph, feeds, fetches, model.count_params(), {"input_size": size, "batchnorms": norms}
 
