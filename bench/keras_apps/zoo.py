@@ -197,7 +197,8 @@ def _keras_application(name: str, max_params: int | None) -> tuple:
         raise TooLarge(model.count_params())
     norms = _calibrate_batchnorm(model, shape, CALIBRATION_BATCH.get(name, 8))
     graph, feeds, fetches = _frozen(model, [tf.TensorSpec((1, *shape), tf.float32, name="input")])
-    return graph, feeds, fetches, model.count_params(), {"input_size": size, "batchnorms": norms}
+    return graph, feeds, fetches, model.count_params(), {"input_size": size, "batchnorms": norms,
+                                                         "calibration_batch": CALIBRATION_BATCH.get(name, 8)}
 
 
 def _encoder(spec: Encoder) -> tuple:
