@@ -231,6 +231,12 @@ class Verifier:
 
     def _verify_operands_dominate(self, op: Operation) -> None:
         for i, v in enumerate(op.operands):
+            def_block = v.parent_block
+            if def_block is None or def_block.parent is None:
+                # Only a rewrite can leave this (text cannot name such a value): say so rather
+                # than blame region isolation, which is what the checks below would conclude.
+                what = "a block argument of a block" if isinstance(v, BlockArgument) else f"a result of '{v.owner.name}'"  # type: ignore[attr-defined]
+                raise op_error(op, f"operand #{i} is {what} that is no longer in the IR (erased or never inserted)")
             isolating = self._isolating_ancestor(v, op)
             if isolating is not None:
                 err = Diagnostic("error", f"'{op.name}' op using value defined outside the region", op.loc)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from egraft.ir import Operation, parse
+from egraft.ir import DiagnosticError, Operation, parse, verify
 from egraft.ir.semantics.inputs import argument_types, values_for_types
 from egraft.rewrite.egraph import EGraph
 
@@ -88,3 +88,14 @@ def test_deep_chain(pass_text: str, tmp_path: Path) -> None:
     """S5: a 2,000-op dependency chain through the e-graph drivers (write-back once recursed per op)."""
     (tmp_path / "chain.mlir").write_text(deep_chain(2000))
     check_case(str(tmp_path / "chain.mlir"), pass_text, examples=3)
+
+
+def test_verifier_names_a_value_no_longer_in_the_ir() -> None:
+    """S1 left uses of an erased op's result; the verifier blamed region isolation. It now says
+    what happened (ir/verifier.py)."""
+    module = parse((CASES / "multiblock_branch.mlir").read_text())
+    addi = next(op for op in module.walk() if op.name == "arith.addi")
+    addi.detach()  # its result is still used by ^bb1's return
+    with pytest.raises(DiagnosticError, match=r"'func.return' op operand #0 is a result of 'arith.addi' "
+                                              r"that is no longer in the IR"):
+        verify(module)
