@@ -1,7 +1,7 @@
 """One model through egraft's paths, and TensorFlow's verdict on each result.
 
 A path is GraphDef -> tfg -> tf_executor -> a pass pipeline -> tfg -> GraphDef with no
-fetch flags, so the conversion fetches every node nothing consumes (the model's
+fetch flags (the e-graph passes' reports, e.g. which budget stopped them, are kept), so the conversion fetches every node nothing consumes (the model's
 outputs) and the export gives them their names back.  The paths (:data:`PATHS`): the
 identity round trip through the e-graph (``eqsat{rules=none}``), ``canonicalize`` and
 island coarsening.  TensorFlow then imports each result (it must accept it) and runs
@@ -26,8 +26,8 @@ import attrs
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grappler"))
 
 PATHS: dict[str, str] = {
-    "identity": "builtin.module(func.func(eqsat{rules=none}))",
-    "canonicalize": "builtin.module(func.func(canonicalize))",
+    "identity": "builtin.module(func.func(eqsat{rules=none report=-}))",
+    "canonicalize": "builtin.module(func.func(canonicalize{report=true}))",
     "coarsening": "builtin.module(func.func(tf-executor-island-coarsening))",
 }
 SEEDS = (0, 1, 2)
@@ -48,6 +48,7 @@ class PathResult:
     max_abs: float = float("nan")
     max_rel: float = float("nan")  # max |a - b| / max |a|, per tensor
     compared: list[str] = attrs.field(factory=list)
+    remarks: list[str] = attrs.field(factory=list)  # what the e-graph passes report (budget stops, ...)
     input_sensitive: bool = False  # the original's outputs change with the feed: the check is not vacuous
 
     @property
@@ -82,7 +83,7 @@ def run_path(graph: Any, name: str, pipeline: str) -> tuple[PathResult, Any]:
     try:
         module = tfg_to_executor(import_graphdef(graph, name))
         start = time.process_time()
-        PassManager(parse_pipeline(pipeline)).run(module)
+        PassManager(parse_pipeline(pipeline), emit=lambda d: result.remarks.append(d.message)).run(module)
         result.pipeline_cpu_s = time.process_time() - start
         out = export_graphdef(executor_to_tfg(module))
     except Exception as err:  # noqa: BLE001 - the table reports every failure, the run goes on

@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -75,26 +76,30 @@ def run_child(name: str, paths: list[str], max_params: int, timeout: float) -> d
         return {"model": name, "failed": f"{reason}: {' | '.join(tail)}"}
 
 
+_STOP = re.compile(r"stop=([^,]+(?:\([^)]*\))?)")  # "stop=saturated", "stop=seconds (budget timeout=60 s)"
+
+
 def _num(x: float, digits: str = ".1e") -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, digits)
 
 
 def table(rows: list[dict]) -> str:
     lines = ["| model | nodes | params M | build s | peak MB | path | result | nodes after | egraft CPU s (passes) | "
-             "TF max abs | TF max rel | why not ok |",
-             "|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|"]
+             "e-graph stop | TF max abs | TF max rel | why not ok |",
+             "|---|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|---|"]
     for row in rows:
         params = row.get("params")
         head = (f"| {row['model']} | {row.get('nodes') or '-'} | {_num(params and params / 1e6, '.1f')} | "
                 f"{_num(row.get('build_s'), '.1f')} | {row.get('peak_mb', '-')} |")
         if "paths" not in row:
-            lines.append(f"{head} all | {'not run' if 'skipped' in row else 'FAILED'} | | | | | "
+            lines.append(f"{head} all | {'not run' if 'skipped' in row else 'FAILED'} | | | | | | "
                          f"{row.get('skipped') or row.get('failed')} |")
             continue
         for r in row["paths"]:
             why = (r["error"] or r["tf_error"] or "").replace("|", "/")
+            stops = [m.group(1) for m in map(_STOP.search, r.get("remarks", [])) if m]
             lines.append(f"{head} {r['path']} | {r['status']} | {r['nodes_after'] or '-'} | "
-                         f"{r['cpu_s']:.1f} ({r['pipeline_cpu_s']:.1f}) | {_num(r['max_abs'])} | "
+                         f"{r['cpu_s']:.1f} ({r['pipeline_cpu_s']:.1f}) | {', '.join(stops)} | {_num(r['max_abs'])} | "
                          f"{_num(r['max_rel'])} | {why} |")
     return "\n".join(lines)
 
