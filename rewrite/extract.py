@@ -158,7 +158,7 @@ class _Graph:
     #: Relaxation rounds whose frontier has fewer e-nodes than this run in plain Python
     #: (:meth:`_small_rounds`): a numpy round costs ~60 µs however small, and a deep graph
     #: has one round per level of depth (a 100k-op chain: 200k rounds of one or two e-nodes).
-    SMALL_FRONTIER = 8
+    SMALL_FRONTIER = 16
 
     def __init__(self, g: EGraphArrays, costs: np.ndarray) -> None:
         self.g, self.costs = g, costs
@@ -380,8 +380,11 @@ def _unextractable(c: int) -> ExtractionError:
     return ExtractionError(f"e-class {c} has no e-node of finite cost whose children are extractable")
 
 
-#: ``on_cycle(d, stack, cursor, ends, state)`` of :func:`_walk`: the child class ``d`` is on the stack.
+#: ``on_cycle(d, stack, cursor, ends, state)`` of :func:`_walk`: the child class ``d`` is on the
+#: stack, at position ``state[d] - 1``.
 OnCycle = Callable[[int, list[int], list[int], list[int], list[int]], None]
+#: ``state`` of a class the walk has finished (a new class is 0, one on the stack its position + 1).
+_DONE = -1
 
 
 def _walk(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int], roots: Sequence[int],
@@ -389,9 +392,10 @@ def _walk(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int], roots:
     """Depth-first walk from ``roots`` through ``choice`` (class -> e-node); finished classes in post-order.
 
     Iterative: per stack entry, the class, the next child slot to look at (absolute, into
-    ``kids``) and the end of its slots. ``state`` is 0 new, 1 on the stack, 2 done. When a
-    child is on the stack, ``on_cycle`` must raise or change the choice of a class on the
-    stack, truncating the walk above it (a cycle is rare, so nothing is indexed for it).
+    ``kids``) and the end of its slots. ``state`` is 0 for a new class, its stack position
+    + 1 while on the stack (so a cycle finds where it starts in O(1): the stack is as deep
+    as the graph), :data:`_DONE` once finished. When a child is on the stack, ``on_cycle``
+    must raise or change the choice of a class on the stack, truncating the walk above it.
     """
     state = [0] * len(choice)
     post: list[int] = []
@@ -404,23 +408,23 @@ def _walk(ptr: Sequence[int], kids: Sequence[int], choice: Sequence[int], roots:
                 n = choice[d]
                 if n < 0:
                     raise _unextractable(d)
-                state[d] = 1
                 stack.append(d)
+                state[d] = len(stack)
                 cursor.append(ptr[n])
                 ends.append(ptr[n + 1])
-            elif state[d] == 1:
+            elif state[d] > 0:
                 on_cycle(d, stack, cursor, ends, state)
             d = -1
             while stack:
                 lo, hi = cursor[-1], ends[-1]
-                while lo < hi and state[kids[lo]] == 2:
+                while lo < hi and state[kids[lo]] == _DONE:
                     lo += 1
                 if lo < hi:
                     cursor[-1] = lo
                     d = kids[lo]
                     break
                 c = stack.pop()
-                state[c] = 2
+                state[c] = _DONE
                 post.append(c)
                 cursor.pop()
                 ends.pop()
@@ -494,7 +498,7 @@ def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
 
     def repair(d: int, stack: list[int], cursor: list[int], ends: list[int], state: list[int]) -> None:
         nonlocal abandoned
-        low = len(stack) - 1 - stack[::-1].index(d)
+        low = state[d] - 1
         k = next(k for k in range(len(stack) - 1, low - 1, -1) if not repaired[stack[k]])
         # Entries from k up have walked past a child only if some class finished under them.
         abandoned = abandoned or any(cursor[j] > ptr[choice[stack[j]]] for j in range(k, len(stack)))
@@ -509,7 +513,7 @@ def select_acyclic(g: EGraphArrays, roots: Sequence[int], pref_ptr: np.ndarray,
     def replacement(c: int, state: list[int]) -> int:
         for cur in range(pref[c], pref[c + 1]):
             node = pnodes[cur]
-            if node >= 0 and min(map(state.__getitem__, kids[ptr[node]:ptr[node + 1]]), default=2) == 2:
+            if node >= 0 and all(state[k] == _DONE for k in kids[ptr[node]:ptr[node + 1]]):
                 return node
         if not fallback:
             fallback.extend(safe().tolist())
