@@ -10,6 +10,7 @@ import attrs
 
 from egraft.ir import Diagnostic, Operation
 
+from .limits import fold_element_limit_option
 from .registry import Pass, PassContext, PassFailure, option, register_pass
 
 
@@ -25,11 +26,13 @@ class ApplyRules(Pass):
     driver: str = option("greedy", "Rewrite driver: greedy (the e-graph runs in the eqsat pass)", choices=("greedy",))
     max_iterations: int = option(10, "Scans of the whole op before giving up", min=1)
     max_num_rewrites: int = option(-1, "Rewrites before stopping (-1: no limit)", min=-1)
+    fold_element_limit: int = fold_element_limit_option()
     test_convergence: bool = option(False, "Fail if the rewrite does not converge")
     report: bool = option(False, "Emit the convergence report as a remark")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         from egraft.patterns import rules_of  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.patterns.fold_limits import fold_limits
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
 
         if self.driver != "greedy":
@@ -38,9 +41,11 @@ class ApplyRules(Pass):
             rules = rules_of(self.rules)
         except KeyError as e:
             raise PassFailure(Diagnostic("error", str(e.args[0]), op.loc)) from None
-        result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
+        with fold_limits(self.fold_element_limit or None) as limits:
+            result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
         if self.report:
-            ctx.emit(Diagnostic("remark", result.summary(), op.loc))
+            refused = f"; {limits.summary()}" if limits.refused else ""
+            ctx.emit(Diagnostic("remark", result.summary() + refused, op.loc))
         if self.test_convergence and not result.converged:
             raise PassFailure(Diagnostic("error", f"rules did not converge after {result.iterations} iteration(s) "
                                          f"({result.stop})", op.loc))

@@ -13,6 +13,8 @@ import attrs
 
 from egraft.ir import REGISTRY, Diagnostic, Operation
 
+from .limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
+                     fold_element_limit_option, stop_text)
 from .registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
@@ -48,11 +50,17 @@ class Canonicalize(Pass):
     SUMMARY = "Canonicalize operations"
     driver: str = option("egraph", "Rewrite driver: egraph or greedy", choices=("egraph", "greedy"))
     rules: list[str] = option(list(DEFAULT_RULE_SETS), "Rule sets to apply (comma-separated)")
-    max_iterations: int = option(10, "Greedy: scans of the IR; egraph: rounds of answering folds and checks",
+    max_iterations: int = option(10, "Greedy: scans of the IR (the e-graph's budget is egraph-iterations)",
                                  min=1)
     max_num_rewrites: int = option(-1, "Greedy: rewrites before stopping (-1: no limit)", min=-1)
-    max_enodes: int = option(0, "Egraph: stop saturating at this many e-nodes (0: no limit)", min=0)
-    timeout: float = option(0.0, "Egraph: stop saturating after this many seconds (0: no limit)", min=0)
+    egraph_iterations: int = option(DEFAULT_MAX_ITERATIONS, "Egraph: stop saturating after this many egglog "
+                                    "iterations (0: no limit)", min=0)
+    max_enodes: int = option(DEFAULT_MAX_ENODES, "Egraph: stop saturating at this many e-nodes (0: no limit)",
+                             min=0)
+    timeout: float = option(DEFAULT_TIMEOUT, "Egraph: wall seconds for the e-graph round trip, extraction and "
+                            "write-back included; what saturation found by then is written back (0: no limit)",
+                            min=0)
+    fold_element_limit: int = fold_element_limit_option()
     test_convergence: bool = option(False, "Fail if the rewrite does not converge within the limits")
     top_down: bool = option(True, "Accepted for MLIR compatibility (the worklist is always top-down)")
     region_simplify: str = option("normal", "Accepted for MLIR compatibility (regions are not simplified); "
@@ -76,16 +84,20 @@ class Canonicalize(Pass):
         from egraft.patterns.canon_executor import canonicalize_executor
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
 
+        from egraft.patterns.fold_limits import fold_limits
+
         rules = self.selected_rules(op)
         pre = canonicalize_executor(op) if self.enabled("tf-executor-canonical") else 0
-        if self.driver == "greedy":
-            result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
-            converged, text = result.converged, result.summary()
-        elif self.driver == "egraph":
-            converged, text = self.run_egraph(op, rules)
-        else:
-            raise PassFailure(Diagnostic("error", f"canonicalize: unknown driver '{self.driver}' "
-                                         "(egraph or greedy)", op.loc))
+        with fold_limits(self.fold_element_limit or None) as limits:
+            if self.driver == "greedy":
+                result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
+                converged, text = result.converged, result.summary()
+            elif self.driver == "egraph":
+                converged, text = self.run_egraph(op, rules)
+            else:
+                raise PassFailure(Diagnostic("error", f"canonicalize: unknown driver '{self.driver}' "
+                                             "(egraph or greedy)", op.loc))
+        text += f"; {limits.summary()}" if limits.refused else ""
         text += self.run_structural(op)
         if self.enabled("tf-executor-canonical"):
             n = pre + canonicalize_executor(op)
@@ -109,33 +121,29 @@ class Canonicalize(Pass):
         return f"; affine-store-compose: {n}" if n else ""
 
     def run_egraph(self, op: Operation, rules: tuple[Rule, ...]) -> tuple[bool, str]:
-        from egraft.rewrite.compile_rules import compile_rules
+        from egraft.rewrite.compile_rules import compile_rules, rules_for
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
         from egraft.rewrite.lower_pipeline import optimize
-        from egraft.rewrite.saturate import Budget
 
-        # A rule whose source names an op the IR lacks can never match: compiling it
-        # would only cost egglog parsing and an idle rule per iteration.
-        present = {o.name for region in op.regions for block in region.blocks for first in block
-                   for o in first.walk()}
-        rules = tuple(r for r in rules if all(p.name in present for p in r.source_ops()))
+        rules = rules_for(op, rules)
         skipped: dict[str, str] = {}
 
         def prepare(eg: EGraph) -> None:
             skipped.update(compile_rules(eg, rules).skipped)
 
-        budget = Budget(None, self.max_enodes or None, self.timeout or None)
-        result = optimize(op, budget=budget, prepare=prepare, cost=canonical_cost())
+        result = optimize(op, budget=budget(self.egraph_iterations, self.max_enodes, self.timeout),
+                          prepare=prepare, cost=canonical_cost())
         rep = result.report
         converged = rep is None or rep.saturated
         # Rules the e-graph cannot hold (they build effectful ops such as affine.load, or read the
         # IR) run after extraction on the greedy driver, so both drivers apply every rule.
         leftover = tuple(r for r in rules if r.name in skipped)
-        if leftover:
+        if leftover and result.written:
             greedy = apply_rules_greedily(op, leftover, GreedyConfig(self.max_iterations, self.max_num_rewrites))
             converged = converged and greedy.converged
         text = (f"canonicalize (egraph): {result.ops_in} ops, {result.enodes} e-nodes, "
-                f"stop={rep.stop if rep else 'no rules'}, iterations={rep.iterations if rep else 0}, "
+                f"{stop_text(result, self.egraph_iterations, self.max_enodes, self.timeout, 'egraph-iterations')}, "
+                f"iterations={rep.iterations if rep else 0}, "
                 f"reused {result.writeback.reused}, new {result.writeback.created}, "
                 f"dropped {result.writeback.dropped}, rules not on the e-graph (run greedily after): "
                 f"{len(skipped)}; "

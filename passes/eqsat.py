@@ -16,6 +16,8 @@ import attrs
 
 from egraft.ir import Diagnostic, Operation
 
+from .limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
+                     fold_element_limit_option, stop_text)
 from .registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:
@@ -33,17 +35,20 @@ class EqSat(Pass):
     NAME = "eqsat"
     SUMMARY = "Equality saturation with named rule sets"
     rules: list[str] = option(["none"], "Rule sets to apply (comma-separated; none: identity)")
-    max_iterations: int = option(0, "Stop after this many egglog iterations (0: no limit)", min=0)
-    max_enodes: int = option(0, "Stop once the e-graph has this many e-nodes (0: no limit)", min=0)
-    timeout: float = option(0.0, "Stop saturating after this many seconds (0: no limit)", min=0)
+    max_iterations: int = option(DEFAULT_MAX_ITERATIONS, "Stop after this many egglog iterations (0: no limit)",
+                                 min=0)
+    max_enodes: int = option(DEFAULT_MAX_ENODES, "Stop once the e-graph has this many e-nodes (0: no limit)", min=0)
+    timeout: float = option(DEFAULT_TIMEOUT, "Wall seconds for the round trip, extraction and write-back "
+                            "included; what saturation found by then is written back (0: no limit)", min=0)
+    fold_element_limit: int = fold_element_limit_option()
     report: str = option("", "Saturation report: '-' as a remark, or a path to write it as JSON")
     dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
-        from egraft.rewrite.compile_rules import compile_rules  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.patterns.fold_limits import fold_limits
+        from egraft.rewrite.compile_rules import compile_rules, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.rewrite.dot import ir_dot
         from egraft.rewrite.lower_pipeline import optimize
-        from egraft.rewrite.saturate import Budget
 
         names = [r for r in self.rules if r != "none"]
         skipped: dict[str, str] = {}
@@ -52,16 +57,18 @@ class EqSat(Pass):
             from egraft.patterns import rules_of
 
             try:
-                skipped.update(compile_rules(eg, rules_of(names)).skipped)
+                skipped.update(compile_rules(eg, rules_for(op, rules_of(names))).skipped)
             except KeyError as err:
                 raise PassFailure(Diagnostic("error", str(err.args[0]), op.loc)) from None
 
         before = ir_dot(op) if self.dump_egraph else ""
-        budget = Budget(self.max_iterations or None, self.max_enodes or None, self.timeout or None)
-        result = optimize(op, budget=budget, prepare=prepare if names else None)
-        if self.dump_egraph:
+        with fold_limits(self.fold_element_limit or None) as limits:
+            result = optimize(op, budget=budget(self.max_iterations, self.max_enodes, self.timeout),
+                              prepare=prepare if names else None)
+        if self.dump_egraph and result.written:
             self.dump(op, before, result)
-        summary = self.summary(result, skipped)
+        summary = self.summary(result, skipped, stop_text(result, self.max_iterations, self.max_enodes,
+                                                           self.timeout), limits.summary())
         if self.report == "-":
             ctx.emit(Diagnostic("remark", summary["text"], op.loc))
         elif self.report:
@@ -79,17 +86,19 @@ class EqSat(Pass):
                 f.write(text)
 
     @staticmethod
-    def summary(result: RoundTrip, skipped: dict[str, str]) -> dict:
+    def summary(result: RoundTrip, skipped: dict[str, str], stop: str, refused: str) -> dict:
         rep = result.report
         text = (f"eqsat: {result.ops_in} ops, {result.enodes} e-nodes in {result.eclasses} e-classes, "
-                f"stop={rep.stop if rep else 'no rules'}, iterations={rep.iterations if rep else 0}, "
+                f"{stop}, iterations={rep.iterations if rep else 0}, "
                 f"cost={result.cost:g}, reused {result.writeback.reused}, new {result.writeback.created}, "
                 f"dropped {result.writeback.dropped}; "
-                + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in result.seconds.items()))
+                + ", ".join(f"{k} {v * 1000:.1f} ms" for k, v in result.seconds.items())
+                + (f"; {refused}" if refused else ""))
         return {
             "text": text, "stop": rep.stop if rep else None, "iterations": rep.iterations if rep else 0,
             "enodes": result.enodes, "eclasses": result.eclasses, "cost": result.cost,
             "matches": dict(rep.matches) if rep else {}, "seconds": result.seconds,
             "writeback": attrs.asdict(result.writeback) if attrs.has(type(result.writeback))
-            else vars(result.writeback), "skipped_rules": skipped,
+            else vars(result.writeback), "skipped_rules": skipped, "written": result.written,
+            "folds_refused": refused,
         }

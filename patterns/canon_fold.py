@@ -24,6 +24,7 @@ import numpy as np
 from egraft.ir import attributes as A
 from egraft.ir import types as T
 
+from .fold_limits import allows
 from .rule import Check, ConstOf, Native, TypeOf, Var
 
 INDEX_WIDTH = 64
@@ -60,21 +61,43 @@ def unsigned(value: int, bits: int) -> int:
     return value & ((1 << bits) - 1)
 
 
-def elements(attr: A.Attribute) -> list[Any] | None:
-    """The elements of a scalar or dense constant (Python ints or floats), or None."""
+def elements(attr: A.Attribute, who: str = "a fold") -> list[Any] | None:
+    """The elements of a scalar or dense constant (Python ints or floats), or None.
+
+    A splat gives its one value, and a one-element list stands for "every element" to
+    `apply` and `build`, so folding splats costs the same at any shape. Any other dense
+    constant is read element by element, if `fold_limits` allows ``who`` that many."""
     if isinstance(attr, A.IntegerAttr):
         return [int(attr.value)]
     if isinstance(attr, A.FloatAttr):
         return [float(attr.value)]
-    if isinstance(attr, A.DenseElementsAttr):
-        try:
-            arr = attr.to_numpy()
-        except ValueError:
-            return None
-        if arr.dtype == object:
-            return None
-        return [x.item() if hasattr(x, "item") else x for x in arr.reshape(-1)]
-    return None
+    if not isinstance(attr, A.DenseElementsAttr) or A.numpy_dtype(attr.element_type) is None:
+        return None
+    splat = _splat_value(attr)
+    if splat is not None:
+        return [splat]
+    shape = getattr(attr.type, "shape", None) or ()
+    if not allows(math.prod(shape), who):
+        return None
+    try:
+        arr = attr.to_numpy()
+    except ValueError:
+        return None
+    if arr.dtype == object:
+        return None
+    return [x.item() if hasattr(x, "item") else x for x in arr.reshape(-1)]
+
+
+def _splat_value(attr: A.DenseElementsAttr) -> Any:
+    """The value of every element of a splat (also one stored as a single hex element), as
+    `to_numpy` would give it (the element type's precision); None when not a splat."""
+    dtype = A.numpy_dtype(attr.element_type)
+    data = attr.data
+    if isinstance(data, str) and data.startswith("0x") and len(data) - 2 == 2 * np.dtype(dtype).itemsize:
+        return np.frombuffer(bytes.fromhex(data[2:]), dtype=np.dtype(dtype).newbyteorder("<"))[0].item()
+    if not attr.is_splat or isinstance(data, (tuple, str, bytes)):
+        return None
+    return np.array(data, dtype=dtype).item()
 
 
 def build(rtype: T.Type, values: list[Any]) -> A.Attribute | None:
@@ -84,7 +107,8 @@ def build(rtype: T.Type, values: list[Any]) -> A.Attribute | None:
         np_type = _NP_FLOAT.get(et.name)
         if np_type is None:
             return None
-        values = [float(np_type(v)) for v in values]
+        with np.errstate(over="ignore"):  # out of the type's range rounds to ±inf, as IEEE says
+            values = [float(np_type(v)) for v in values]
     else:
         bits = width(et)
         if bits is None:
@@ -128,7 +152,7 @@ def folder(name: str, fn: Callable[..., Any], *operands: Var | str, result: Var 
 
     def run(*args: Any) -> A.Attribute | None:
         *consts, src_type, rtype = args
-        values = [elements(c) for c in consts]
+        values = [elements(c, name) for c in consts]
         if any(v is None or not v for v in values):
             return None
         bits = width(src_type)
@@ -154,7 +178,7 @@ def float_splat_bits(v: Var | str, value: float) -> Check:
     want = (value, math.copysign(1.0, value))
 
     def fn(c: A.Attribute) -> bool:
-        xs = elements(c)
+        xs = elements(c, f"check float splat {value!r}")
         return bool(xs) and isinstance(T.element_type(c.type), T.FloatType) and all(  # type: ignore[union-attr]
             isinstance(x, float) and (x, math.copysign(1.0, x)) == want for x in xs)
     return Check(f"{_n(v)} is the float splat {value!r}", fn, (ConstOf(_n(v)),), "splat", (value,))
@@ -163,7 +187,7 @@ def float_splat_bits(v: Var | str, value: float) -> Check:
 def int_splat(v: Var | str, value: int) -> Check:
     """The constant producing `v` is an integer splat equal to `value` at its width (-1 = all ones)."""
     def fn(c: A.Attribute) -> bool:
-        xs = elements(c)
+        xs = elements(c, f"check integer splat {value}")
         bits = width(c.type)  # type: ignore[union-attr]
         return bool(xs) and bits is not None and all(wrap(int(x), bits) == wrap(value, bits) for x in xs)
     return Check(f"{_n(v)} is the integer splat {value}", fn, (ConstOf(_n(v)),), "splat", (value,))

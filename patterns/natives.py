@@ -8,6 +8,7 @@ constants with a numpy function.  All take types or constant attributes
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from egraft.ir import attributes as A
 from egraft.ir import types as T
 
+from .fold_limits import allows
 from .rule import ConstOf, Native, TypeOf, Var
 
 
@@ -67,30 +69,42 @@ def array_attr(arr: np.ndarray, like: A.Attribute) -> A.Attribute | None:
     return None
 
 
-def _as_array(c: A.Attribute) -> np.ndarray | None:
+def _as_array(c: A.Attribute, name: str, elementwise: bool) -> np.ndarray | None:
+    """The constant as an array: a 0-d one for a scalar, and for a splat when ``elementwise``
+    (the fold is then computed once, whatever the shape); other dense constants in full,
+    if `fold_limits` allows that many elements."""
     if isinstance(c, (A.IntegerAttr, A.FloatAttr)):
         return np.array(c.value)
-    if isinstance(c, A.DenseElementsAttr):
-        try:
-            return c.to_numpy()
-        except ValueError:
-            return None
-    return None
+    if not isinstance(c, A.DenseElementsAttr):
+        return None
+    dtype = A.numpy_dtype(c.element_type)
+    if elementwise and dtype is not None and c.is_splat and not isinstance(c.data, (tuple, str, bytes)):
+        return np.array(c.data, dtype=dtype)
+    if not allows(math.prod(c.type.shape or ()), name):
+        return None
+    try:
+        return c.to_numpy()
+    except ValueError:
+        return None
 
 
-def fold(name: str, fn: Callable[..., np.ndarray], *vs: Var | str) -> Native:
+def fold(name: str, fn: Callable[..., np.ndarray], *vs: Var | str, elementwise: bool = False) -> Native:
     """Fold the constants producing `vs` with a numpy function (result typed like the first).
 
     Integer overflow wraps as the element type's numpy dtype does; a fold
     that cannot be represented (strings, unknown element types) returns
-    None, so the rule does not apply."""
+    None, so the rule does not apply. With ``elementwise`` (``fn`` works element by
+    element, so the result has the first operand's shape) splats fold to a splat
+    without their elements being made."""
     def run(*consts: A.Attribute) -> A.Attribute | None:
-        arrays = [_as_array(c) for c in consts]
+        arrays = [_as_array(c, name, elementwise) for c in consts]
         if any(a is None for a in arrays):
             return None
         with np.errstate(all="ignore"):
             out = np.asarray(fn(*arrays))
         like = consts[0]
-        dtype = arrays[0].dtype  # type: ignore[union-attr]
-        return array_attr(out.astype(dtype), like)
+        out = out.astype(arrays[0].dtype)  # type: ignore[union-attr]
+        if isinstance(like, A.DenseElementsAttr) and out.shape == ():
+            return A.DenseElementsAttr(like.type, out.item())  # splats in, a splat out
+        return array_attr(out, like)
     return Native(name, run, tuple(ConstOf(_n(v)) for v in vs))

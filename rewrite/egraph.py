@@ -40,10 +40,10 @@ def bindings() -> ModuleType:
     The engine needs only the bindings. Importing the package costs 0.3-0.6 s of CPU on
     every run that builds an e-graph (it pulls in its Python API and black), and its class
     declarations keep the frame of the import, hence the whole call stack of whoever
-    triggered it: the first e-graph of a process was never freed. A later ``import egglog``
-    gets the same extension module (CPython initializes an extension once per process);
-    it is not put in ``sys.modules`` ahead of its package, which upset the package's
-    teardown at exit."""
+    triggered it: the first e-graph of a process was never freed. The module is registered
+    as ``egglog.bindings``, so a later ``import egglog`` shares it (a process that then
+    also uses egglog's Python API may see egglog complain at exit about where an e-graph
+    of that API is dropped; egraft does not use it)."""
     loaded = sys.modules.get("egglog.bindings")
     if loaded is not None:
         return loaded
@@ -55,6 +55,7 @@ def bindings() -> ModuleType:
     ext = importlib.util.spec_from_file_location("egglog.bindings", os.path.join(folder, name))
     module = importlib.util.module_from_spec(ext)  # type: ignore[arg-type]
     ext.loader.exec_module(module)  # type: ignore[union-attr]
+    sys.modules["egglog.bindings"] = module
     return module
 
 

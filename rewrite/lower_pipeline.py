@@ -29,8 +29,27 @@ from .saturate import Budget, Phase, SaturationReport, Schedule
 from .writeback import WriteBackStats, write_back
 
 
+#: Matches one rule may apply in one iteration of the shrinking rules before egglog's back-off
+#: scheduler bans it for a while: it bounds what one egglog call can do, so a time budget
+#: is not overshot by one runaway iteration. Far above what shrinking rules need per
+#: iteration (under 10k on the 100k-op chain); a banned rule comes back with twice the limit.
+STEP_MATCH_LIMIT = 200_000
+
 #: Rounds of a schedule that only budgets and saturation end.
 UNLIMITED_ROUNDS = 1 << 30
+
+#: What a time budget keeps for export, extraction and write-back: TAIL_PER_NODE times the
+#: time lowering took per lowered node, per (e-node + lowered node), and at least
+#: TAIL_FLOOR seconds. Lowering calibrates the machine's speed at that moment (a loaded
+#: machine is slow at both); measured ratios were 0.65 (a 100k-op function whose ops all
+#: fold away) to 3.6 (a 100k-op chain: extraction rounds follow its depth), see
+#: docs/engine.md "Budgets".
+TAIL_PER_NODE = 5.0
+TAIL_FLOOR = 0.1
+
+#: Loading into egglog takes about this many times as long as lowering (measured 2.1-3.2 at
+#: 10k-100k ops, plus ~0.4 s of rule compiling): when it would not fit, nothing is loaded.
+LOAD_PER_LOWER = 4.0
 
 
 @dataclass
@@ -48,6 +67,7 @@ class RoundTrip:
     choice: np.ndarray | None = None        # the extracted e-node per class
     roots: list[int] = field(default_factory=list)  # root e-classes (the root op's regions)
     schema: Schema | None = None
+    written: bool = True                    # False: the time budget ran out first, the IR is as it was
 
 
 def default_schedule(rulesets: Sequence[str], rounds: int = 3) -> Schedule:
@@ -62,11 +82,22 @@ def default_schedule(rulesets: Sequence[str], rounds: int = 3) -> Schedule:
     shrink = tuple(r for r in rulesets if r not in ("expand", nested))
     phases = [Phase(shrink, saturate=True)] if shrink else []
     if nested is not None:
-        phases.append(Phase((nested,)))
+        phases.append(Phase((nested,), match_limit=STEP_MATCH_LIMIT))
         rounds = UNLIMITED_ROUNDS
     if "expand" in rulesets:
         phases.append(Phase(("expand",), match_limit=20_000))
     return Schedule(tuple(phases), rounds=rounds)
+
+
+def _late(start: float, budget: Budget, ahead: float = 0.0) -> bool:
+    """Whether the time budget is spent, or would be by work estimated to take ``ahead`` seconds."""
+    return budget.max_seconds is not None and time.perf_counter() - start + ahead >= budget.max_seconds
+
+
+def _unchanged(ops_in: int, times: dict[str, float], report: SaturationReport | None = None) -> RoundTrip:
+    """The round trip abandoned for time before anything was rewritten: nothing is written back."""
+    report = report or SaturationReport(stop="seconds")
+    return RoundTrip(report, ops_in, report.enodes, 0, float("nan"), WriteBackStats(), times, written=False)
 
 
 def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | None = None,
@@ -76,11 +107,24 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
 
     ``prepare(eg)`` may register rules that need the e-graph first (the rule compiler's
     helper rulesets); ``rules`` are engine rules added as they are.
+
+    ``budget.max_seconds`` is the wall time of the whole round trip: saturation stops early
+    enough to leave time for export, extraction and write-back (``TAIL_PER_NODE``), and what
+    it found by then is extracted and written back. When not even one saturation step
+    fits, or lowering and loading alone used the time, the IR is left as it was
+    (``RoundTrip.written`` is False; the report's stop is "seconds").
     """
     times: dict[str, float] = {}
-    t0 = time.perf_counter()
+    t0 = start = time.perf_counter()
     low = lower(op)
     times["lower"] = time.perf_counter() - t0
+    per_node = times["lower"] / max(len(low.table), 1)
+
+    def tail(enodes: int) -> float:
+        return max(TAIL_FLOOR, TAIL_PER_NODE * per_node * (enodes + len(low.table)))
+
+    if _late(start, budget, LOAD_PER_LOWER * times["lower"] + tail(len(low.table))):
+        return _unchanged(len(low.ops), times)
     t0 = time.perf_counter()
     eg = EGraph(low.schema)
     if prepare is not None:
@@ -95,8 +139,14 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
     report = None
     if eg.rulesets:
         t0 = time.perf_counter()
-        report = saturate_with_oracles(eg, schedule or default_schedule(sorted(eg.rulesets)), budget)
+        left = Budget(budget.max_iterations, budget.max_enodes,
+                      None if budget.max_seconds is None else budget.max_seconds - (t0 - start), tail)
+        report = saturate_with_oracles(eg, schedule or default_schedule(sorted(eg.rulesets)), left)
         times["saturate"] = time.perf_counter() - t0
+        if report.iterations == 0 and report.stop == "seconds":
+            return _unchanged(len(low.ops), times, report)
+    elif _late(start, budget, tail(len(low.table))):
+        return _unchanged(len(low.ops), times)
     t0 = time.perf_counter()
     g = export(eg)
     times["export"] = time.perf_counter() - t0

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -169,7 +170,7 @@ class OracleTable:
     """The oracles of one e-graph and the analyses they read."""
 
     def __init__(self, eg: EGraph) -> None:
-        self.eg = eg
+        self._eg = weakref.ref(eg)
         self.oracles: list[Oracle] = []
         self.by_subject: dict[tuple[int, tuple], Oracle] = {}
         self.with_helpers: set[str] = set()
@@ -180,6 +181,15 @@ class OracleTable:
         self._ctor_ops: dict[str, str] = {}
         val, ty, attr = (names.sort_name(s) for s in ("Val", "Type", "Attr"))
         eg.run_commands([f"(relation HasTy ({val} {ty}))", f"(relation ConstVal ({val} {attr}))"])
+
+    @property
+    def eg(self) -> EGraph:
+        """The e-graph, held weakly: a reference cycle with it would leave freeing it to the
+        cyclic collector, which may run on another thread than the one that made it, and
+        egglog's e-graph must be dropped where it was made (the CLI runs passes in a thread)."""
+        eg = self._eg()
+        assert eg is not None, "the oracle table outlived its e-graph"
+        return eg
 
     def oracle(self, kind: str, subject: Any) -> Oracle:
         """The oracle of a check or native (one per subject object and arguments)."""
@@ -365,7 +375,7 @@ class _TermDecoder:
 def oracle_table(eg: EGraph) -> OracleTable:
     """The oracle table of ``eg`` (declared on first use). It lives on the e-graph, so the two
     die together: a module-level WeakKeyDictionary kept every e-graph alive, its value
-    holding its key (issue #9, S2: ~100 MB per eqsat run)."""
+    holding its key (issue #9, S2: ~100 MB per eqsat run). The table holds the e-graph weakly."""
     if eg.oracle_table is None:
         eg.oracle_table = OracleTable(eg)
     return eg.oracle_table  # type: ignore[return-value]

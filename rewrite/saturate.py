@@ -61,11 +61,16 @@ class Schedule:
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits checked between egglog calls; None means unlimited."""
+    """Limits checked between egglog calls; None means unlimited.
+
+    ``reserve(enodes)`` is the time to keep free after saturation for what follows it
+    (export, extraction, write-back), given the e-graph's size: a step is only started
+    if it and the reserve fit in ``max_seconds``."""
 
     max_iterations: int | None = None
     max_enodes: int | None = None
     max_seconds: float | None = None
+    reserve: Callable[[int], float] | None = None
 
 
 @dataclass
@@ -102,7 +107,7 @@ class _Driver:
         self.eg, self.budget, self.between = eg, budget, between
         self.report = SaturationReport()
         self.start = time.perf_counter()
-        self.last_step = 0.0  # seconds the last step took: the estimate for the next one
+        self.last_step: dict[int, float] = {}  # phase -> seconds its last step took: the next one's estimate
         self.combined: dict[tuple[str, ...], str] = {}
         self.shifts: dict[int, int] = {}  # phase index -> times its rules were banned
         self.quiet: set[int] = set()
@@ -155,14 +160,19 @@ class _Driver:
         changed = any(it.rule_set_report.changed for it in run.iterations)
         if self.between is not None and self.between(sizes):
             changed = True
-        self.last_step = time.perf_counter() - began
+        self.last_step[index] = time.perf_counter() - began
         return changed, bool(banned)
 
-    def over_budget(self) -> StopReason | None:
-        """Why no further step may start: a budget reached, or a step that would end past the time budget."""
+    def over_budget(self, index: int) -> StopReason | None:
+        """Why no step of phase ``index`` may start: a budget reached, or a step (as long as
+        the phase's last one, or any phase's longest when it has not run) that would end
+        past the time budget with the reserve kept."""
         b, r = self.budget, self.report
-        if b.max_seconds is not None and time.perf_counter() - self.start + self.last_step >= b.max_seconds:
-            return "seconds"
+        if b.max_seconds is not None:
+            step = self.last_step.get(index, max(self.last_step.values(), default=0.0))
+            keep = b.reserve(r.enodes) if b.reserve is not None else 0.0
+            if time.perf_counter() - self.start + step + keep >= b.max_seconds:
+                return "seconds"
         if b.max_enodes is not None and r.enodes >= b.max_enodes:
             return "enodes"
         if b.max_iterations is not None and r.iterations >= b.max_iterations:
@@ -181,7 +191,7 @@ class _Driver:
         with no change anywhere since; once it holds every phase, no rule can fire.
         """
         while True:
-            stop = self.over_budget()
+            stop = self.over_budget(index)
             if stop is not None:
                 return stop
             count = self.remaining_iterations(1 if phase.saturate else phase.iterations)
