@@ -36,6 +36,7 @@ from .tf_io_options import parse_tensor, split_names
 from .tfg_to_executor import EXECUTOR_OPS, ConversionError
 
 _FROM_EXECUTOR = {"tf_executor." + v: k for k, v in EXECUTOR_OPS.items()}
+_SWITCHES = ("tf_executor.Switch", "tf_executor._SwitchN")
 _NOT_NODE_ATTRS = frozenset({"device"})
 
 
@@ -69,6 +70,7 @@ class _Converter:
         self.taken: set[str] = set()
         self.counter = 0
         self.arguments: set[Value] = set()  # a tfg.func's arguments (a tfg.graph has none)
+        self.expanded: dict[Value, list[Value]] = {}
 
     def name(self, op: Operation, kind: str) -> str:
         name = op.attr("_mlir_name")
@@ -131,24 +133,28 @@ class _Converter:
         An island also waits for the values it yields from outside it (canonicalize
         leaves ``island { yield %x }`` where an Identity was), and a graph may depend on
         that through the island's control token: in a v1 loop, the frame's constants hang
-        off the control of the loop variable's Identity.  When such a token is used, the
-        yielded outside values get a node of their own (an Identity, IdentityN, or a NoOp
-        for an island with nothing in it), which carries the island's control operands
-        and joins the token, so no dependency is lost."""
+        off the control of the loop variable's Identity.  When the token is used, it also
+        stands for the producers of those values (and, for an island with no ops, for its
+        own control operands), resolved when wiring (:meth:`expand`).  A Switch output
+        gets an Identity node instead: a Switch's control edge is live even when the
+        output is dead, and the Identity keeps the deadness (and the loop frame)."""
         block = island.regions[0].blocks[0]
         created = self.body(block, island.results, list(island.operands))
-        waits = [op.results[-1] for op in created]
+        waits: list[Value] = [op.results[-1] for op in created]
         if island.results[-1].uses:
             inside = set(block)
             outside = list(dict.fromkeys(v for v in block.last.operands if v.owner_op not in inside)) \
                 if block.last is not None else []
-            if outside or not created:
-                kind = "NoOp" if not outside else "Identity" if len(outside) == 1 else "IdentityN"
-                types = [v.type for v in outside]
-                join = self.node(kind, island, types, types)
-                self.wiring.append((join, outside, list(island.operands)))
+            switched = [v for v in outside if v.owner_op is not None and v.owner_op.name in _SWITCHES]
+            if switched:
+                types = [v.type for v in switched]
+                join = self.node("Identity" if len(switched) == 1 else "IdentityN", island, types, types)
+                self.wiring.append((join, switched, list(island.operands)))
                 created.append(join)
                 waits.append(join.results[-1])
+            waits += [v for v in outside if v not in switched]
+            if not created:
+                waits += list(island.operands)
         self.controls[island.results[-1]] = waits
         return created
 
@@ -181,11 +187,43 @@ class _Converter:
             seen = nxt
         raise ConversionError("a value used in the graph is defined outside it")
 
+    def _waits(self, value: Value) -> list[Value]:
+        """What ``value`` stands for when waited on, one step: a tfg control token is
+        itself; an executor control token is what its op recorded; a data value is the
+        control token of the node that produces it (nothing for a function argument)."""
+        if value.type is CONTROL:
+            return [value]
+        if value.type is EXEC_CONTROL:
+            return self.controls.get(value, [])
+        produced = self.resolve(value)
+        return [] if produced in self.arguments else [produced.owner.results[-1]]  # type: ignore[attr-defined]
+
+    def expand(self, control: Value) -> list[Value]:
+        """The tfg control tokens waiting on ``control`` means, following emptied
+        islands through to real nodes; iterative (a chain of them may be long), memoized."""
+        memo = self.expanded
+        stack, entered = [control], {control}
+        while stack:
+            value = stack[-1]
+            if value in memo:
+                stack.pop()
+                continue
+            items = self._waits(value)
+            pending = [i for i in items if i.type is not CONTROL and i not in memo and i not in entered]
+            if pending:
+                stack += pending
+                entered.update(pending)
+                continue
+            stack.pop()
+            memo[value] = list(dict.fromkeys(t for i in items for t in ([i] if i.type is CONTROL
+                                                                         else memo.get(i, []))))
+        return memo[control]
+
     def wire(self) -> None:
         for op, data, ctls in self.wiring:
             operands = [self.resolve(v) for v in data]
             for c in ctls:
-                operands += self.controls.get(c, [])
+                operands += self.expand(c)
             op.set_operands(operands)
 
 
@@ -267,7 +305,7 @@ def _name_outputs(main: Operation, fetched: list[Value], nodes: list[Operation],
             raise ConversionError(f"output '{node}' is also an input of the graph but fetches another value")
         claimed[node] = _alias(node, ports)
         created.append(claimed[node])
-    waits = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
+    waits = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.expand(v)]
     for name in _entry_names(main, "control_outputs"):
         if name not in claimed and name not in by_name:
             claimed[name] = Operation.create("tfg.NoOp", waits, [CONTROL], {"_mlir_name": A.StringAttr(name)})
@@ -379,7 +417,7 @@ def library_function(func: Operation) -> Operation:
     conv.wire()
     _uniquify(nodes, {})
     data = [conv.resolve(v) for v in fetched if v.type is not EXEC_CONTROL]
-    controls = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.controls.get(v, [])]
+    controls = list(dict.fromkeys(c for v in fetched if v.type is EXEC_CONTROL for c in conv.expand(v)))
     res_attrs = []
     for i, entries in enumerate(_dict_list(func, "res_attrs", len(data))):
         entries.setdefault("tfg.name", A.StringAttr(f"output{i}"))

@@ -267,20 +267,22 @@ def test_tensorflow_parses_the_signature_egraft_writes(graph_file: Path) -> None
 
 EMPTIED = """
 module {
-  func.func @main(%arg0: tensor<i32>) -> tensor<i32>
-      attributes {tf.entry_function = {control_outputs = "", inputs = "x", outputs = "c"}} {
-    %0 = tf_executor.graph {
+  func.func @main(%arg0: tensor<i32>, %arg1: tensor<i1>) -> (tensor<i32>, tensor<i32>)
+      attributes {tf.entry_function = {control_outputs = "", inputs = "x,p", outputs = "c,d"}} {
+    %0:2 = tf_executor.graph {
       %a, %ca = tf_executor.island wraps "tf.Neg"(%arg0) {_mlir_name = "a"} : (tensor<i32>) -> tensor<i32>
       %e, %ce = tf_executor.island(%ca) {
         tf_executor.yield %a : tensor<i32>
       }
       %c, %cc = tf_executor.island(%ce) wraps "tf.Const"() {_mlir_name = "c", value = dense<2> : tensor<i32>} : () -> tensor<i32>
-      %cn = tf_executor.island {
-        tf_executor.yield
+      %f, %t, %cs = tf_executor.Switch %a, %arg1 : tensor<i32> {_mlir_name = "s"}
+      %i, %ci = tf_executor.island {
+        tf_executor.yield %t : tensor<i32>
       }
-      tf_executor.fetch %c, %cn : tensor<i32>, !tf_executor.control
+      %d, %cd = tf_executor.island(%ci) wraps "tf.Const"() {_mlir_name = "d", value = dense<3> : tensor<i32>} : () -> tensor<i32>
+      tf_executor.fetch %c, %d : tensor<i32>, tensor<i32>
     }
-    return %0 : tensor<i32>
+    return %0#0, %0#1 : tensor<i32>, tensor<i32>
   }
 }
 """
@@ -288,9 +290,13 @@ module {
 
 def test_control_through_an_emptied_island_survives_export() -> None:
     """``island { yield %a }`` (what canonicalize leaves of an Identity) still orders
-    what hangs off its control token: the export gives it a node (in a v1 loop this is
-    what keeps a constant in the loop's frame; without it TF rejects the graph)."""
+    what hangs off its control token.  Through an island value, the dependency moves to
+    the value's producer (``c`` waits for ``a``); through a Switch output it needs a node
+    of its own (a control edge from a Switch is live even when that output is dead, and in
+    a v1 loop this Identity keeps the loop's constants in its frame: without it TF rejects
+    cflow_v1 after canonicalize)."""
     nodes = {n.name: n for n in export_graphdef(executor_to_tfg(parse(EMPTIED))).node}
+    assert list(nodes["c"].input) == ["^a"]
     (join,) = [n for n in nodes.values() if n.op == "Identity"]
-    assert list(join.input) == ["a", "^a"] and list(nodes["c"].input) == [f"^{join.name}"]
-    assert sum(n.op == "NoOp" for n in nodes.values()) == 1  # the empty island the fetch waits on
+    assert list(join.input) == ["s:1"] and list(nodes["d"].input) == [f"^{join.name}"]
+    assert len(nodes) == 7  # x, p, a, c, s, d and the join: no node for the first emptied island
