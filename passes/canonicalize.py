@@ -7,6 +7,7 @@ The pass only chooses rules, driver and budgets; the rules are in `patterns/`
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import attrs
@@ -81,10 +82,10 @@ class Canonicalize(Pass):
                      and (not self.enable_patterns or r.name in self.enable_patterns))
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns.canon_executor import canonicalize_executor
-        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
-
         from egraft.patterns.fold_limits import fold_limits
+        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
 
         rules = self.selected_rules(op)
         pre = canonicalize_executor(op) if self.enabled("tf-executor-canonical") else 0
@@ -93,7 +94,7 @@ class Canonicalize(Pass):
                 result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
                 converged, text = result.converged, result.summary()
             elif self.driver == "egraph":
-                converged, text = self.run_egraph(op, rules)
+                converged, text = self.run_egraph(op, rules, started)
             else:
                 raise PassFailure(Diagnostic("error", f"canonicalize: unknown driver '{self.driver}' "
                                              "(egraph or greedy)", op.loc))
@@ -120,7 +121,7 @@ class Canonicalize(Pass):
         n = compose_store_maps(op)
         return f"; affine-store-compose: {n}" if n else ""
 
-    def run_egraph(self, op: Operation, rules: tuple[Rule, ...]) -> tuple[bool, str]:
+    def run_egraph(self, op: Operation, rules: tuple[Rule, ...], started: float) -> tuple[bool, str]:
         from egraft.rewrite.compile_rules import compile_rules, rules_for
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
         from egraft.rewrite.lower_pipeline import optimize
@@ -131,7 +132,7 @@ class Canonicalize(Pass):
         def prepare(eg: EGraph) -> None:
             skipped.update(compile_rules(eg, rules).skipped)
 
-        result = optimize(op, budget=budget(self.egraph_iterations, self.max_enodes, self.timeout),
+        result = optimize(op, budget=budget(self.egraph_iterations, self.max_enodes, self.timeout, started),
                           prepare=prepare, cost=canonical_cost())
         rep = result.report
         converged = rep is None or rep.saturated

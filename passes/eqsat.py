@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,7 @@ class EqSat(Pass):
     dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns.fold_limits import fold_limits
         from egraft.rewrite.compile_rules import compile_rules, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.rewrite.dot import ir_dot
@@ -63,7 +65,7 @@ class EqSat(Pass):
 
         before = ir_dot(op) if self.dump_egraph else ""
         with fold_limits(self.fold_element_limit or None) as limits:
-            result = optimize(op, budget=budget(self.max_iterations, self.max_enodes, self.timeout),
+            result = optimize(op, budget=budget(self.max_iterations, self.max_enodes, self.timeout, started),
                               prepare=prepare if names else None)
         if self.dump_egraph and result.written:
             self.dump(op, before, result)

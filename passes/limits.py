@@ -26,6 +26,7 @@ This module imports nothing heavy: the passes read it when their options are dec
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -45,11 +46,14 @@ def fold_element_limit_option() -> Any:
                   "non-splat constant (0: no limit; splats fold at any size)", min=0)
 
 
-def budget(max_iterations: int, max_enodes: int, timeout: float) -> "Budget":
-    """The engine's budget from pass options, where 0 means no limit."""
+def budget(max_iterations: int, max_enodes: int, timeout: float, started: float) -> "Budget":
+    """The engine's budget from pass options, where 0 means no limit. ``started`` is when the
+    pass began (``time.perf_counter()``): the time budget is the pass's, so what the pass
+    spent before the round trip (loading the rule library, choosing rules) counts."""
     from egraft.rewrite.saturate import Budget
 
-    return Budget(max_iterations or None, max_enodes or None, timeout or None)
+    left = None if not timeout else max(timeout - (time.perf_counter() - started), 1e-9)
+    return Budget(max_iterations or None, max_enodes or None, left)
 
 
 def stop_text(result: Any, max_iterations: int, max_enodes: int, timeout: float,

@@ -70,7 +70,8 @@ class EGraph:
         self.rules: dict[str, str] = {}  # rule name -> ruleset
         self.rulesets: dict[str, list[str]] = {}  # ruleset -> rule names
         self.oracle_table: object | None = None  # rewrite/oracles.py's OracleTable, made on first use
-        self._ctors: set[tuple[str, int | None]] = set()
+        self._ctors: dict[str, tuple[str, int | None]] = {}  # egglog name -> (op, arity or None)
+        self._names: dict[tuple[str, int | None], str] = {}  # and back
         decls = [f"(sort {names.sort_name(s)})" for s in schema.sorts]
         decls += [f"(constructor {names.id_ctor(s)} (i64) {names.sort_name(s)} :unextractable)"
                   for s in schema.sorts]
@@ -86,12 +87,14 @@ class EGraph:
     def ensure_ctor(self, op: str, arity: int) -> str:
         """Declare (once) and return the egglog constructor for ``op`` at ``arity``."""
         key = self.ctor_key(op, arity)
-        name = names.ctor(*key)
-        if key not in self._ctors:
+        name = self._names.get(key)
+        if name is None:
+            name = names.ctor(*key)
             sig = self.schema.sig(op)
             self.run_commands([f"(constructor {name} ({' '.join(self.arg_sorts(sig, arity))}) "
                                f"{names.sort_name(sig.result)})"])
-            self._ctors.add(key)
+            self._ctors[name] = key
+            self._names[key] = name
         return name
 
     @staticmethod
@@ -101,8 +104,9 @@ class EGraph:
         return head + [names.sort_name(s) for s in sig.child_sorts(arity)]
 
     def constructors(self) -> dict[str, tuple[str, int | None]]:
-        """egglog constructor name -> (op, arity or None) for every declared constructor."""
-        return {names.ctor(*key): key for key in self._ctors}
+        """egglog constructor name -> (op, arity or None) for every declared constructor
+        (the e-graph's own table, kept as constructors are declared: do not modify)."""
+        return self._ctors
 
     def fresh_ids(self, count: int) -> int:
         """Reserve ``count`` consecutive egglog node ids and return the first."""

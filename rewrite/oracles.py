@@ -178,7 +178,6 @@ class OracleTable:
         self.seconds = 0.0
         self.rounds = 0
         self.answered: dict[str, int] = {}  # request table -> its size at the last answers
-        self._ctor_ops: dict[str, str] = {}
         val, ty, attr = (names.sort_name(s) for s in ("Val", "Type", "Attr"))
         eg.run_commands([f"(relation HasTy ({val} {ty}))", f"(relation ConstVal ({val} {attr}))"])
 
@@ -283,7 +282,7 @@ class OracleTable:
         commands: list[str] = []
         for o in self.oracles if oracles is None else oracles:
             (out,) = self.eg.run_commands([f"(print-function {o.request} {PRINT_ALL})"])
-            decode = _TermDecoder(self.ctor_ops(), out.termdag)  # type: ignore[attr-defined]
+            decode = _TermDecoder(self.eg.constructors(), out.termdag)  # type: ignore[attr-defined]
             for row, _ in out.terms:  # type: ignore[attr-defined]
                 values = tuple(decode(arg) for arg in out.termdag.get(row).args)  # type: ignore[attr-defined]
                 if any(v is None for v in values):
@@ -305,13 +304,6 @@ class OracleTable:
         self.seconds += time.perf_counter() - start
         return answers
 
-    def ctor_ops(self) -> dict[str, str]:
-        """egglog constructor name -> op name (declared constructors only grow, so a count check suffices)."""
-        ctors = self.eg.constructors()
-        if len(ctors) != len(self._ctor_ops):
-            self._ctor_ops = {name: op for name, (op, _) in ctors.items()}
-        return self._ctor_ops
-
     def write(self, actions: list[str]) -> None:
         """Add the answers in one egglog run: as top-level commands, each one would pay a
         rebuild of the whole e-graph (4 ms apiece at 10k ops, 5.6 s for one round of 1,335)."""
@@ -331,8 +323,8 @@ class OracleTable:
 class _TermDecoder:
     """Types and attributes from the ground terms of one ``print-function`` output."""
 
-    def __init__(self, ops: dict[str, str], termdag: Any) -> None:
-        self.ops, self.termdag = ops, termdag
+    def __init__(self, ctors: dict[str, tuple[str, int | None]], termdag: Any) -> None:
+        self.ctors, self.termdag = ctors, termdag
         self.memo: dict[int, Any] = {}
 
     def literal(self, term: int) -> Any:
@@ -343,7 +335,7 @@ class _TermDecoder:
         Recursion only follows the nesting of one attribute (arrays of arrays), never the IR."""
         if term not in self.memo:
             node = self.termdag.get(term)
-            self.memo[term] = self.decode(self.ops.get(node.name), node.args)
+            self.memo[term] = self.decode(self.ctors.get(node.name, (None,))[0], node.args)
         return self.memo[term]
 
     def decode(self, op: str | None, args: list[int]) -> Any:
