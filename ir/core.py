@@ -33,6 +33,19 @@ class IRError(Exception):
 _SHORT_USES = 32
 
 
+def _nested_ops(op: "Operation") -> list["Operation"]:
+    """The ops directly inside `op`'s regions, in order (followed through the
+    blocks' links: `list.extend(block)` would count the block first)."""
+    nested: list[Operation] = []
+    for region in op.regions:
+        for block in region.blocks:
+            o = block.first
+            while o is not None:
+                nested.append(o)
+                o = o.next
+    return nested
+
+
 def _remove_use(uses: list["Operation"], op: "Operation") -> None:
     """Remove one of `op`'s entries from `uses`; for callers that remove all of them, so
     which one goes first does not change the result.
@@ -291,18 +304,20 @@ class Operation:
             op = stack.pop()
             yield op
             if op.regions and (skip is None or op is self or not skip(op)):
-                nested: list[Operation] = []
-                for region in op.regions:
-                    for block in region.blocks:
-                        nested.extend(block)
-                stack.extend(reversed(nested))
+                stack.extend(reversed(_nested_ops(op)))
 
     def walk_post_order(self) -> Iterator["Operation"]:
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    yield from op.walk_post_order()
-        yield self
+        """Every op nested in this one, each after the ops nested in it, then
+        this op (with an explicit stack: nested generators would recurse once
+        per level of nesting)."""
+        stack: list[tuple[Operation, bool]] = [(self, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if expanded or not op.regions:
+                yield op
+                continue
+            stack.append((op, True))
+            stack.extend((nested, False) for nested in reversed(_nested_ops(op)))
 
     # ------------------------------------------------------------ mutation
 
