@@ -74,10 +74,13 @@ def live_symbols(top: Operation) -> set[Operation]:
 
     seed(top, is_symbol(top) and is_private(top))
     tables: dict[Operation, SymbolTable] = {}
+    # An op seeded or found live is walked from its own worklist entry: walking
+    # into it again from an enclosing op made n nested modules O(n^2).
+    queued = set(worklist)
     while worklist:
         op = worklist.pop()
         # A nested symbol's body counts only once the symbol itself is live.
-        for nested in op.walk(skip=lambda o: is_symbol(o) and o not in live):
+        for nested in op.walk(skip=lambda o: o in queued or (is_symbol(o) and o not in live)):
             if nested is not op and is_symbol(nested) and nested not in live:
                 continue
             for ref in symbol_refs(nested):
@@ -85,6 +88,7 @@ def live_symbols(top: Operation) -> set[Operation]:
                 if target is not None and target not in live:
                     live.add(target)
                     worklist.append(target)
+                    queued.add(target)
     return live
 
 
