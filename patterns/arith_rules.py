@@ -17,11 +17,13 @@ Every rule's doc states why it is sound. The general conditions:
 
 from __future__ import annotations
 
+from typing import Any
+
 from egraft.ir import attributes as A
 from egraft.ir import types as T
 
 from .canon_fold import (width, CMPI, CMPI_REFLEXIVE, FLOAT_BINARY, INT_BINARY, float_splat_bits, folder, int_splat,
-                         typed_constant)
+                         typed_constant, unsigned)
 from .checks import is_constant, pred, same_type
 from .dsl import op, rule, type_of, var
 from .natives import zero_of
@@ -45,6 +47,32 @@ def _fold_rules() -> list[Rule]:
                         doc=f"arith.{mnemonic} of two constants is the constant it computes "
                             f"(wrapping at the width / in the float type's precision; undefined results stay)"))
     return out
+
+
+#: Casts that fold exactly, as their element functions on the operand's value (a two's
+#: complement integer at the source width, or a float): the result is then wrapped to the
+#: target width or held in the target float type by `build`. `truncf` is left out (its
+#: `roundingmode` may ask for other than to-nearest-even), and so are the int/float
+#: conversions (`sitofp` of a wide integer would round twice through f64).
+CASTS: dict[str, Any] = {
+    "extsi": lambda a, bits: a,
+    "trunci": lambda a, bits: a,
+    "index_cast": lambda a, bits: a,
+    "extui": lambda a, bits: unsigned(a, bits),
+    "index_castui": lambda a, bits: unsigned(a, bits),
+    "extf": lambda a, bits: a,
+}
+
+
+def _cast_folds() -> list[Rule]:
+    """Folds of the exact casts of a constant (splats stay splats, as for every fold)."""
+    return [rule(f"{name}-fold", op(f"arith.{name}", c).bind("r"),
+                 op("arith.constant", value=folder(f"fold-{name}", fn, c, result="r")),
+                 where=[is_constant(c)],
+                 doc=f"arith.{name} of a constant is the constant it computes "
+                     f"({'sign' if name in ('extsi', 'index_cast') else 'zero' if 'ui' in name else 'exact'}"
+                     f"-extended or truncated at the widths, exactly for floats)")
+            for name, fn in CASTS.items()]
 
 
 def _cmpi_fold() -> Rule:
@@ -156,6 +184,6 @@ RULES = [
          op("arith.constant", value=folder("fold-negf", lambda a, bits: -a, c, result="r")),
          where=[is_constant(c)], doc="negation of a float constant"),
 ]
-RULES += _fold_rules()
+RULES += _fold_rules() + _cast_folds()
 
 register_rule_set("arith-canonical", RULES, "arith canonicalization: identities, x-x family, constant folding")

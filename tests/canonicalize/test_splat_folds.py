@@ -98,6 +98,23 @@ def test_splat_folds_agree_with_the_interpreter(driver: str) -> None:
     check()
 
 
+CAST_TYPES = {"extsi": ("i8", "i32"), "extui": ("i1", "i64"), "trunci": ("i64", "i8"), "index_cast": ("i32", "index"),
+              "index_castui": ("index", "i16"), "extf": ("f16", "f64")}
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+@pytest.mark.parametrize("cast", sorted(CAST_TYPES))
+def test_cast_of_a_splat_folds_to_a_splat(cast: str, driver: str) -> None:
+    src, dst = CAST_TYPES[cast]
+    value = {"i1": "true", "f16": "-2.5"}.get(src, "-77" if src != "index" else "70000")
+    text = (f"func.func @f() -> vector<4x{dst}> {{\n  %0 = arith.constant dense<{value}> : vector<4x{src}>\n"
+            f"  %1 = arith.{cast} %0 : vector<4x{src}> to vector<4x{dst}>\n  return %1 : vector<4x{dst}>\n}}\n")
+    after = run(text, f"builtin.module(func.func(canonicalize{{driver={driver}}}))")
+    check_agreement(parse(text), after, [], exact=True, tol=None)
+    (const,) = ops_of(after)
+    assert const.attr("value").is_splat, print_ir(after)
+
+
 BILLION = """func.func @f() -> tensor<1000000000xi32> {
   %0 = arith.constant dense<1> : tensor<1000000000xi32>
   %1 = arith.addi %0, %0 : tensor<1000000000xi32>
