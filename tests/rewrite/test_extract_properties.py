@@ -89,7 +89,7 @@ def assert_sound(g: EGraphArrays, roots: list[int], costs: np.ndarray, result) -
     assert [result.table.payloads[r] for r in result.table.roots] == [choice[c] for c in roots]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(egraphs(), st.integers(1, 3))
 def test_reported_cost_is_the_cost_of_the_returned_acyclic_dag(case, passes):
     g, roots, costs = case
@@ -99,7 +99,7 @@ def test_reported_cost_is_the_cost_of_the_returned_acyclic_dag(case, passes):
     assert result.cost <= extract(g, SCHEMA, roots, cost, passes=1).cost
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(egraphs(), st.randoms(use_true_random=False))
 def test_any_preference_order_gives_an_acyclic_choice_and_its_reached_classes(case, rnd):
     """``select_acyclic`` under arbitrary preferences: many cycles, so many repairs."""
@@ -147,7 +147,7 @@ def test_tree_costs_beyond_float64_still_extract():
     assert result.cost == depth
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(egraphs(max_arity=12, costs_from=ROUNDING_COSTS), st.booleans(), st.booleans(),
        st.lists(st.integers(1, 4), min_size=26, max_size=26))
 def test_python_and_numpy_relaxation_rounds_agree_bit_for_bit(case, padded, weighted, uses):
