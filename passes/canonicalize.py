@@ -87,20 +87,24 @@ class Canonicalize(Pass):
         from egraft.patterns.fold_limits import fold_limits
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
 
+        from egraft.rewrite.compile_rules import ops_present
+
         rules = self.selected_rules(op)
-        pre = canonicalize_executor(op) if self.enabled("tf-executor-canonical") else 0
+        present = ops_present(op)  # one walk, which the steps below consult instead of walking again
+        executor = self.enabled("tf-executor-canonical") and any(n.startswith("tf_executor.") for n in present)
+        pre = canonicalize_executor(op) if executor else 0
         with fold_limits(self.fold_element_limit or None) as limits:
             if self.driver == "greedy":
                 result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
                 converged, text = result.converged, result.summary()
             elif self.driver == "egraph":
-                converged, text = self.run_egraph(op, rules, started)
+                converged, text = self.run_egraph(op, rules, started, present)
             else:
                 raise PassFailure(Diagnostic("error", f"canonicalize: unknown driver '{self.driver}' "
                                              "(egraph or greedy)", op.loc))
         text += f"; {limits.summary()}" if limits.refused else ""
-        text += self.run_structural(op)
-        if self.enabled("tf-executor-canonical"):
+        text += self.run_structural(op) if "affine.store" in present else ""
+        if executor:
             n = pre + canonicalize_executor(op)
             text += f"; tf-executor-canonical: {n}" if n else ""
         if self.report:
@@ -121,12 +125,13 @@ class Canonicalize(Pass):
         n = compose_store_maps(op)
         return f"; affine-store-compose: {n}" if n else ""
 
-    def run_egraph(self, op: Operation, rules: tuple[Rule, ...], started: float) -> tuple[bool, str]:
+    def run_egraph(self, op: Operation, rules: tuple[Rule, ...], started: float,
+                   present: set[str]) -> tuple[bool, str]:
         from egraft.rewrite.compile_rules import compile_rules, rules_for
         from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
         from egraft.rewrite.lower_pipeline import optimize
 
-        rules = rules_for(op, rules)
+        rules = rules_for(present, rules)
         skipped: dict[str, str] = {}
 
         def prepare(eg: EGraph) -> None:

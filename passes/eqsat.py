@@ -48,7 +48,7 @@ class EqSat(Pass):
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns.fold_limits import fold_limits
-        from egraft.rewrite.compile_rules import compile_rules, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.compile_rules import compile_rules, ops_present, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.rewrite.dot import ir_dot
         from egraft.rewrite.lower_pipeline import optimize
 
@@ -59,7 +59,7 @@ class EqSat(Pass):
             from egraft.patterns import rules_of
 
             try:
-                skipped.update(compile_rules(eg, rules_for(op, rules_of(names))).skipped)
+                skipped.update(compile_rules(eg, rules_for(ops_present(op), rules_of(names))).skipped)
             except KeyError as err:
                 raise PassFailure(Diagnostic("error", str(err.args[0]), op.loc)) from None
 

@@ -413,11 +413,15 @@ def _helpers(ruleset: str) -> list[str]:
             f":ruleset {rs} :name \"dict-has-tail@{ruleset}\")"]
 
 
-def rules_for(op: Operation, rules: Iterable[Rule]) -> tuple[Rule, ...]:
-    """The rules whose source ops all occur in the regions of ``op``: the others can never
-    match, and each would cost egglog ~3 ms to compile and an idle search per iteration
-    (eqsat with arith-canonical on a 3-op function spent 1.4 s loading them all)."""
-    present = {o.name for region in op.regions for block in region.blocks for first in block for o in first.walk()}
+def ops_present(op: Operation) -> set[str]:
+    """The names of the ops in the regions of ``op``."""
+    return {o.name for region in op.regions for block in region.blocks for first in block for o in first.walk()}
+
+
+def rules_for(present: set[str], rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    """The rules whose source ops are all ``present`` (:func:`ops_present`): the others can
+    never match, and each would cost egglog ~3 ms to compile and an idle search per
+    iteration (eqsat with arith-canonical on a 3-op function spent 1.4 s loading them all)."""
     return tuple(r for r in rules if all(p.name in present for p in r.source_ops()))
 
 

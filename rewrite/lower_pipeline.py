@@ -6,6 +6,7 @@ they measure and check the same thing; each step's time is reported.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,23 +30,32 @@ from .saturate import Budget, Phase, SaturationReport, Schedule
 from .writeback import WriteBackStats, write_back
 
 
-#: Matches one rule may apply in one iteration of the shrinking rules before egglog's back-off
+#: Matches one nested-pattern rule may apply in one iteration before egglog's back-off
 #: scheduler bans it for a while: it bounds what one egglog call can do, so a time budget
-#: is not overshot by one runaway iteration. Far above what shrinking rules need per
-#: iteration (under 10k on the 100k-op chain); a banned rule comes back with twice the limit.
+#: is not overshot by one runaway iteration. Far above what those rules need per iteration
+#: (under 10k on the 100k-op chain); a banned rule comes back with twice the limit.
 STEP_MATCH_LIMIT = 200_000
 
 #: Rounds of a schedule that only budgets and saturation end.
 UNLIMITED_ROUNDS = 1 << 30
 
-#: What a time budget keeps for export, extraction and write-back: TAIL_PER_NODE times the
-#: time lowering took per lowered node, per (e-node + lowered node), and at least
-#: TAIL_FLOOR seconds. Lowering calibrates the machine's speed at that moment (a loaded
-#: machine is slow at both); measured ratios were 0.65 (a 100k-op function whose ops all
-#: fold away) to 3.6 (a 100k-op chain: extraction rounds follow its depth), see
-#: docs/engine.md "Budgets".
+#: What a time budget keeps for export, extraction and write-back, per (e-node + lowered
+#: node): the smaller of TAIL_PER_NODE times lowering's time per lowered node and
+#: TAIL_PER_LOADED_NODE times loading's, and at least TAIL_FLOOR seconds. Both calibrate
+#: the machine of the moment (a loaded machine is slow at everything); each alone is an
+#: upper bound on every input measured (tail / rate: lowering 0.44-3.6, loading 0.24-2.1,
+#: from a 100k-op function whose ops all fold away to a 100k-op chain and Keras models),
+#: and each overestimates different inputs (big constants slow lowering, many small ops
+#: loading), so the smaller is kept. docs/engine.md, "Budgets".
 TAIL_PER_NODE = 5.0
+TAIL_PER_LOADED_NODE = 2.5
 TAIL_FLOOR = 0.1
+
+#: Lowering takes up to this long per op on an idle machine (measured 24-28 µs on 10k-100k-op
+#: chains, up to 100 µs on Keras models with their constants), times the machine's contention
+#: (load average per core, at least 1): when it would not fit, nothing is lowered. Timing a
+#: walk of the ops instead was no guide: its ratio to lowering ranged 20-150 under load.
+LOWER_SECONDS_PER_OP = 40e-6
 
 #: Loading into egglog takes about this many times as long as lowering (measured 2.1-3.2 at
 #: 10k-100k ops, plus ~0.4 s of rule compiling): when it would not fit, nothing is loaded.
@@ -116,12 +126,18 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
     """
     times: dict[str, float] = {}
     t0 = start = time.perf_counter()
+    if budget.max_seconds is not None:
+        ops = sum(1 for _ in op.walk())
+        contention = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        if _late(start, budget, LOWER_SECONDS_PER_OP * ops * contention):
+            return _unchanged(ops, times)
     low = lower(op)
     times["lower"] = time.perf_counter() - t0
-    per_node = times["lower"] / max(len(low.table), 1)
+    nodes = max(len(low.table), 1)
+    per_node = [TAIL_PER_NODE * times["lower"] / nodes]  # the loading estimate joins it once known
 
     def tail(enodes: int) -> float:
-        return max(TAIL_FLOOR, TAIL_PER_NODE * per_node * (enodes + len(low.table)))
+        return max(TAIL_FLOOR, min(per_node) * (enodes + nodes))
 
     if _late(start, budget, LOAD_PER_LOWER * times["lower"] + tail(len(low.table))):
         return _unchanged(len(low.ops), times)
@@ -136,6 +152,7 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
     loaded = load_table(eg, low.table)
     load_value_types(eg, low, loaded)  # the types that checks and natives ask about
     times["load"] = time.perf_counter() - t0
+    per_node.append(TAIL_PER_LOADED_NODE * times["load"] / nodes)
     report = None
     if eg.rulesets:
         t0 = time.perf_counter()
