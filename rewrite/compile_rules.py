@@ -316,7 +316,7 @@ class _RuleCompiler:
         # egglog re-ran on every change (docs/canonicalize.md, "Where the time went").
         # A result hidden after the match (a class found constant: OracleTable.constant_classes)
         # must stop the staged rule as it stops a plain one: its Res atoms are checked again.
-        live = [a for a in self.atoms if a.startswith(f"(= ?") and f"({self.ctor('Res')} " in a]
+        live = [a for a in self.atoms if a.startswith("(= ?") and f"({self.ctor('Res')} " in a]
         later = " ".join((*self.answers, *live, *(head for _, head in self.requests), *actions))
         used = set(_VAR.findall(later))
         cols = [v for v in dict.fromkeys(_VAR.findall(" ".join(self.atoms))) if v in used]
