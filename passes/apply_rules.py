@@ -33,7 +33,7 @@ class ApplyRules(Pass):
     def run(self, op: Operation, ctx: PassContext) -> None:
         from egraft.patterns import rules_of  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.patterns.fold_limits import fold_limits
-        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+        from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
 
         if self.driver != "greedy":
             raise PassFailure(Diagnostic("error", f"apply-rules: unknown driver '{self.driver}' (use greedy)", op.loc))

@@ -1,6 +1,6 @@
 """`tf-executor-break-up-islands`: one island per op, the inverse of island coarsening.
 
-Upstream's name.  The splitting (`egraft.rewrite.islands_breakup`) keeps every piece dead
+Upstream's name.  The splitting (`egraft.rewrite.islands.breakup`) keeps every piece dead
 exactly when the original island was, so coarsening the result regroups it as before;
 ops with possible side effects keep their program order through control dependencies.
 """
@@ -25,7 +25,7 @@ class BreakUpIslands(Pass):
     ANCHOR = "func.func"
 
     def run(self, op: Operation, ctx: PassContext) -> None:
-        from egraft.rewrite.islands_breakup import break_up  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.islands.breakup import break_up  # imported here: egraft-opt loads every pass, and most runs use few of them
 
         for graph in graphs_in(op):
             for island in [o for o in graph.regions[0].blocks[0].ops if o.name == "tf_executor.island"]:

@@ -20,8 +20,8 @@ from .registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
     from egraft.patterns.rule import Rule
-    from egraft.rewrite.cost_models import IRCost
-    from egraft.rewrite.egraph import EGraph
+    from egraft.rewrite.encoding.cost_models import IRCost
+    from egraft.rewrite.engine.egraph import EGraph
 
 #: The rule sets `canonicalize` runs unless told otherwise.
 DEFAULT_RULE_SETS = ["arith-canonical", "tf-canonical", "memref-affine-canonical"]
@@ -31,7 +31,7 @@ def canonical_cost() -> IRCost:
     """Op record costs, with constants cheaper than any op, so that among equal-cost
     programs extraction prefers the folded one (`x - x` and `0` are otherwise a tie),
     and tf's shape-generic zeros/ones cheaper than the arithmetic they replace."""
-    from egraft.rewrite.cost_models import IRCost
+    from egraft.rewrite.encoding.cost_models import IRCost
 
     overrides = {name: 0.5 for name, d in REGISTRY.ops.items() if "ConstantLike" in d.trait_kinds}
     overrides.update({"tf.ZerosLike": 0.75, "tf.OnesLike": 0.75})
@@ -85,9 +85,9 @@ class Canonicalize(Pass):
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns.canon_executor import canonicalize_executor
         from egraft.patterns.fold_limits import fold_limits
-        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+        from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
 
-        from egraft.rewrite.compile_rules import ops_present
+        from egraft.rewrite.rules.compile import ops_present
 
         rules = self.selected_rules(op)
         present = ops_present(op)  # one walk, which the steps below consult instead of walking again
@@ -127,8 +127,8 @@ class Canonicalize(Pass):
 
     def run_egraph(self, op: Operation, rules: tuple[Rule, ...], started: float,
                    present: set[str]) -> tuple[bool, str]:
-        from egraft.rewrite.compile_rules import compile_rules, rules_for
-        from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
+        from egraft.rewrite.rules.compile import compile_rules, rules_for
+        from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
         from egraft.rewrite.lower_pipeline import optimize
 
         rules = rules_for(present, rules)

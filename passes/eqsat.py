@@ -22,7 +22,7 @@ from .limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT
 from .registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:
-    from egraft.rewrite.egraph import EGraph
+    from egraft.rewrite.engine.egraph import EGraph
     from egraft.rewrite.lower_pipeline import RoundTrip
 
 
@@ -48,7 +48,7 @@ class EqSat(Pass):
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns.fold_limits import fold_limits
-        from egraft.rewrite.compile_rules import compile_rules, ops_present, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.rules.compile import compile_rules, ops_present, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.rewrite.dot import ir_dot
         from egraft.rewrite.lower_pipeline import optimize
 

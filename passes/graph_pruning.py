@@ -1,6 +1,6 @@
 """`tf-executor-graph-pruning`: erase the ops of a tf_executor graph that cannot affect its fetch.
 
-The reachability lives in `egraft.rewrite.islands_prune`; this pass picks the graphs.
+The reachability lives in `egraft.rewrite.islands.prune`; this pass picks the graphs.
 As upstream, a function named `main` without a `tf.entry_function` attribute is left
 alone: it may be a V1 graph imported without feeds and fetches, whose outputs are unknown.
 """
@@ -31,7 +31,7 @@ class GraphPruning(Pass):
     ops_to_preserve: list[str] = option([], "Ops to keep (with everything they depend on) even if unreachable")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
-        from egraft.rewrite.islands_prune import unreachable_ops  # imported here: egraft-opt loads every pass, and most runs use few of them
+        from egraft.rewrite.islands.prune import unreachable_ops  # imported here: egraft-opt loads every pass, and most runs use few of them
 
         name = op.attr("sym_name")
         if getattr(name, "value", None) == "main" and op.attr("tf.entry_function") is None:

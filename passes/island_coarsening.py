@@ -3,7 +3,7 @@
 Upstream's name, so upstream RUN lines work.  Unlike upstream's pass (which merges an
 island with its closest producer or consumer and ignores deadness), the grouping comes
 from the island-merging rules (`egraft.patterns.island_merging`, run by
-`egraft.rewrite.islands`): islands merge iff they are dead under the same conditions
+`egraft.rewrite.islands.facts`): islands merge iff they are dead under the same conditions
 and sit at the same barrier depth, which is sound for v1 control flow and merges every
 barrier-free graph into one island.  The pass only picks graphs and writes groups back.
 """
@@ -20,8 +20,8 @@ from .registry import Pass, PassContext, option, register_pass
 
 def coarsen(op: Operation, keep_independent: bool = False) -> int:
     """Coarsen every graph under `op`; returns the number of islands merged away."""
-    from egraft.rewrite.islands import collect, group_islands  # imported here: egraft-opt loads every pass, and most runs use few of them
-    from egraft.rewrite.islands_writeback import write_groups
+    from egraft.rewrite.islands.facts import collect, group_islands  # imported here: egraft-opt loads every pass, and most runs use few of them
+    from egraft.rewrite.islands.writeback import write_groups
 
     removed = 0
     for graph in reversed(graphs_in(op)):

@@ -30,7 +30,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from egraft.rewrite.saturate import Budget
+    from egraft.rewrite.engine.saturate import Budget
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_ENODES = 1_000_000
@@ -50,7 +50,7 @@ def budget(max_iterations: int, max_enodes: int, timeout: float, started: float)
     """The engine's budget from pass options, where 0 means no limit. ``started`` is when the
     pass began (``time.perf_counter()``): the time budget is the pass's, so what the pass
     spent before the round trip (loading the rule library, choosing rules) counts."""
-    from egraft.rewrite.saturate import Budget
+    from egraft.rewrite.engine.saturate import Budget
 
     left = None if not timeout else max(timeout - (time.perf_counter() - started), 1e-9)
     return Budget(max_iterations or None, max_enodes or None, left)

@@ -3,8 +3,8 @@
 The rules are data: declarations, rules and a stratified schedule, written in egglog's
 relational form because the single-root rewrite :class:`egraft.rewrite.Rule` cannot state
 lattice analyses or a grouping union.  They are the lowering the general rule language
-will produce for relational rules; :mod:`egraft.rewrite.islands` loads the facts, runs the
-schedule with the engine's :func:`~egraft.rewrite.saturate` and reads the groups back.
+will produce for relational rules; :mod:`egraft.rewrite.islands.facts` loads the facts, runs the
+schedule with the engine's :func:`~egraft.rewrite.engine.saturate` and reads the groups back.
 
 Why this encoding (docs/island_merging.md, the spike in ../shared/notes): an island's
 final group is the e-class of ``(Nd i)``.  Two lattice analyses compute, per island, the

@@ -2,8 +2,8 @@
 
 A rule says "wherever this source DAG of ops matches and these checks hold,
 replace the matched root values with these result values".  Two engines run
-the same values: the greedy driver (`rewrite/greedy.py`) matches them against
-IR ops directly, the e-graph compiler (`rewrite/compile_rules.py`) lowers them
+the same values: the greedy driver (`rewrite/greedy/driver.py`) matches them against
+IR ops directly, the e-graph compiler (`rewrite/rules/compile.py`) lowers them
 to egglog rules.  This module is the contract between the two, so it only
 holds data and the small DSL that builds it; nothing here looks at IR.
 

@@ -1,25 +1,15 @@
-"""The IR-agnostic rewrite engine: term tables in, equality saturation in egglog, term DAGs out.
+"""Rewriting egraft IR: the e-graph engine, the IR's encoding on it, the greedy driver.
 
-Typical use (see docs/engine.md)::
+Subpackages, in the order data flows through them:
 
-    eg = EGraph(schema); add_rules(eg, rules)
-    loaded = load_table(eg, table)
-    report = saturate(eg, phased("simplify", "expand"), Budget(max_enodes=10**6))
-    g = export(eg)
-    result = extract(g, schema, root_classes(g, [loaded.base + r for r in table.roots]), OpCost({}))
+- ``engine``: the IR-agnostic egglog engine (term tables, saturation under budgets, extraction).
+- ``encoding``: egraft IR on the e-graph (the sorts and constructors, lowering a region to a term
+  table, writing an extraction back as IR, cost models).
+- ``rules``: rules of :mod:`egraft.patterns` compiled to egglog, and the Python oracles that
+  answer their checks and natives during saturation.
+- ``greedy``: MLIR's greedy pattern driver over the IR, the same rules without an e-graph.
+- ``islands``: tf_executor island merging as relational facts on the e-graph.
+
+``lower_pipeline.optimize`` is the whole e-graph round trip on one op. This package may import
+``egraft.ir`` and ``egraft.patterns``, never ``egraft.passes``.
 """
-
-from .egglog_rules import Bind, Guard, P, Prim, Rule, RuleError, V, add_rules
-from .egraph import EGraph
-from .export import EGraphArrays, export
-from .extract import CostModel, Extraction, FnCost, OpCost, dag_cost, extract, root_classes
-from .load import Loaded, load_table
-from .saturate import Budget, Phase, SaturationReport, Schedule, phased, saturate
-from .termtable import OpSig, Schema, TermTable, structural_ids
-
-__all__ = [
-    "Bind", "Budget", "CostModel", "EGraph", "EGraphArrays", "Extraction", "FnCost", "Guard",
-    "Loaded", "OpCost", "OpSig", "P", "Phase", "Prim", "Rule", "RuleError", "SaturationReport",
-    "Schedule", "Schema", "TermTable", "V", "add_rules", "dag_cost", "export", "extract",
-    "load_table", "phased", "root_classes", "saturate", "structural_ids",
-]

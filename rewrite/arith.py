@@ -9,8 +9,8 @@ through the same data types.
 
 from __future__ import annotations
 
-from .egglog_rules import Bind, P, Prim, Rule, V
-from .termtable import OpSig, Schema
+from egraft.rewrite.engine.egglog_rules import Bind, P, Prim, Rule, V
+from egraft.rewrite.engine.termtable import OpSig, Schema
 
 SIMPLIFY = "simplify"
 EXPAND = "expand"

@@ -9,7 +9,7 @@ import numpy as np
 
 from egraft.ir import Operation, OpResult
 
-from .export import EGraphArrays
+from egraft.rewrite.engine.export import EGraphArrays
 
 
 def _quote(text: str) -> str:

@@ -15,19 +15,19 @@ import numpy as np
 
 from egraft.ir import REGISTRY, Operation
 
-from .compile_rules import NESTED_RULESET
-from .cost_models import IRCost
-from .egglog_rules import Rule, add_rules
-from .egraph import EGraph
-from .encoding import shape_of
-from .export import EGraphArrays, export
-from .extract import CostModel, extract, root_classes
-from .load import load_table
-from .lower import lower
-from .oracles import load_value_types, saturate_with_oracles
-from .termtable import Schema
-from .saturate import Budget, Phase, SaturationReport, Schedule
-from .writeback import WriteBackStats, write_back
+from egraft.rewrite.rules.compile import NESTED_RULESET
+from egraft.rewrite.encoding.cost_models import IRCost
+from egraft.rewrite.engine.egglog_rules import Rule, add_rules
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.encoding.schema import shape_of
+from egraft.rewrite.engine.export import EGraphArrays, export
+from egraft.rewrite.engine.extract import CostModel, extract, root_classes
+from egraft.rewrite.engine.load import load_table
+from egraft.rewrite.encoding.lower import lower
+from egraft.rewrite.rules.oracles import load_value_types, saturate_with_oracles
+from egraft.rewrite.engine.termtable import Schema
+from egraft.rewrite.engine.saturate import Budget, Phase, SaturationReport, Schedule
+from egraft.rewrite.encoding.writeback import WriteBackStats, write_back
 
 
 #: Matches one nested-pattern rule may apply in one iteration before egglog's back-off

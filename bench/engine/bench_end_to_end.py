@@ -21,10 +21,10 @@ import time
 from egraft.ir import attributes as A
 from egraft.ir import parse, types as T, verify
 from egraft.patterns import op, rule, vars_
-from egraft.rewrite.compile_rules import compile_rules
-from egraft.rewrite.cost_models import IRCost
+from egraft.rewrite.rules.compile import compile_rules
+from egraft.rewrite.encoding.cost_models import IRCost
 from egraft.rewrite.lower_pipeline import optimize
-from egraft.rewrite.saturate import Budget, Phase, Schedule
+from egraft.rewrite.engine.saturate import Budget, Phase, Schedule
 
 I64 = T.i64
 
@@ -142,7 +142,7 @@ def run(kind: str, n: int, ilp_limit: float) -> dict:
            "seconds": {k: round(v, 3) for k, v in result.seconds.items()},
            "total_wall": round(wall, 3), "total_cpu": round(cpu, 3)}
     if n <= 1000 and ilp_limit > 0:
-        from egraft.rewrite.ilp import extract_ilp
+        from egraft.rewrite.engine.ilp import extract_ilp
 
         t0 = time.perf_counter()
         try:

@@ -22,12 +22,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dags import random_arith_dag  # noqa: E402
 
 from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules  # noqa: E402
-from egraft.rewrite.egglog_rules import add_rules  # noqa: E402
-from egraft.rewrite.egraph import EGraph  # noqa: E402
-from egraft.rewrite.export import export  # noqa: E402
-from egraft.rewrite.extract import OpCost, extract, root_classes  # noqa: E402
-from egraft.rewrite.load import load_table  # noqa: E402
-from egraft.rewrite.saturate import phased, saturate  # noqa: E402
+from egraft.rewrite.engine.egglog_rules import add_rules  # noqa: E402
+from egraft.rewrite.engine.egraph import EGraph  # noqa: E402
+from egraft.rewrite.engine.export import export  # noqa: E402
+from egraft.rewrite.engine.extract import OpCost, extract, root_classes  # noqa: E402
+from egraft.rewrite.engine.load import load_table  # noqa: E402
+from egraft.rewrite.engine.saturate import phased, saturate  # noqa: E402
 
 COSTS = OpCost({"Mul": 4.0, "Add": 2.0, "Sub": 2.0, "Neg": 1.0, "Const": 1.0, "Var": 1.0})
 
@@ -55,7 +55,7 @@ def run(n: int, rounds: int, passes: int, ilp: bool, ilp_limit: float = 120.0) -
         "tree_dag_cost": result.passes[0], "dag_cost": result.cost, "out_nodes": len(result.table),
     }
     if ilp:
-        from egraft.rewrite.ilp import extract_ilp
+        from egraft.rewrite.engine.ilp import extract_ilp
 
         try:
             exact = extract_ilp(g, table.schema, roots, COSTS, time_limit=ilp_limit)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from egraft.rewrite.arith import arith_schema
-from egraft.rewrite.termtable import Payload, TermTable
+from egraft.rewrite.engine.termtable import Payload, TermTable
 
 
 def random_arith_dag(n: int, seed: int = 0) -> TermTable:

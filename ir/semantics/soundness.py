@@ -77,7 +77,7 @@ def assert_rule_sound(rule: Any, examples: int = 100, *, exact: bool | None = No
     `exact` defaults to True unless the rule is tagged "approx"; `types`
     overrides the strategy of base types (`instantiate.base_types`).  Returns
     how many drawn programs the rule rewrote (at least `min_applications`)."""
-    from egraft.rewrite.greedy import apply_rules_greedily
+    from egraft.rewrite.greedy.driver import apply_rules_greedily
 
     exact = ("approx" not in rule.tags) if exact is None else exact
     applied = [0]

@@ -16,9 +16,9 @@ from egraft.ir.semantics.inputs import argument_types, values_for_types
 from egraft.ir.semantics.soundness import check_agreement
 from egraft.passes.pass_manager import PassManager
 from egraft.passes.pipeline import parse_pipeline
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.encoding import new_schema
-from egraft.rewrite.saturate import Budget, Phase, Schedule, saturate
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.encoding.schema import new_schema
+from egraft.rewrite.engine.saturate import Budget, Phase, Schedule, saturate
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "bench" / "race"))
 from gen_arith_chain import generate  # noqa: E402

@@ -41,5 +41,5 @@ def test_pipelines_without_an_egraph_load_no_heavy_module() -> None:
 
 def test_the_egraph_loads_egglog_when_it_is_built() -> None:
     """The check above is not vacuous: a pipeline that builds an e-graph does load it (its
-    compiled bindings only: rewrite/egraph.py)."""
+    compiled bindings only: rewrite/engine/egraph.py)."""
     assert "egglog.bindings" in loaded_by(str(GOOD), "-eqsat")

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 
 from egraft.ir import DiagnosticError, Operation, parse, verify
 from egraft.ir.semantics.inputs import argument_types, values_for_types
-from egraft.rewrite.egraph import EGraph
+from egraft.rewrite.engine.egraph import EGraph
 
 from .drivers import Driver, agrees, check_outputs_kept, reparsed, run_driver
 
@@ -41,7 +41,7 @@ def check_case(case: str, pass_text: str, examples: int = 30) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="S1: e-graph drivers lower only the entry block; write-back drops "
-                                       "values the other blocks use (rewrite/lower.py Lowering.region)")
+                                       "values the other blocks use (rewrite/encoding/lower.py Lowering.region)")
 @pytest.mark.parametrize("pass_text", ["canonicalize", "eqsat{rules=none}"])
 def test_multiblock_function(pass_text: str) -> None:
     check_case("multiblock_branch.mlir", pass_text)

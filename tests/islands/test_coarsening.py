@@ -12,8 +12,8 @@ from hypothesis import given, settings
 
 from egraft.ir import Operation, parse, print_ir, verify
 from egraft.passes.island_coarsening import coarsen
-from egraft.rewrite.islands import collect
-from egraft.rewrite.islands_breakup import break_up
+from egraft.rewrite.islands.facts import collect
+from egraft.rewrite.islands.breakup import break_up
 
 from .gen import graphs
 from .semantics import run_graph

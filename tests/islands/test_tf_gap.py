@@ -23,7 +23,7 @@ import pytest
 from egraft.ir import Operation, parse, print_ir
 from egraft.ir import attributes as A
 from egraft.passes.island_coarsening import coarsen
-from egraft.rewrite.islands import collect, signatures
+from egraft.rewrite.islands.facts import collect, signatures
 
 from .test_coarsening import DEADNESS_DEMO
 from .tf_run import SHARED, executor_graph, island_exact_graphdef, islands, node_name, run

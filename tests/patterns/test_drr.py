@@ -9,7 +9,7 @@ from egraft.ir import types as T
 from egraft.patterns import Check, Either, Native, OpPat, ResultOf, Var
 from egraft.patterns.drr import import_drr
 from egraft.patterns.tablegen import parse_tablegen
-from egraft.rewrite.greedy import apply_rules_greedily
+from egraft.rewrite.greedy.driver import apply_rules_greedily
 
 
 def _one(text: str, **kwargs):

@@ -11,8 +11,8 @@ from egraft.ir import attributes as A
 from egraft.ir import types as T
 from egraft.ir.location import FusedLoc, NameLoc
 from egraft.patterns import (RuleError, is_splat, native, op, ref, rule, rule_set, vars_, zero_of)
-from egraft.rewrite.greedy import GreedyConfig, apply_rules_greedily
-from egraft.rewrite.greedy_fold import FOLDERS, register_folder
+from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
+from egraft.rewrite.greedy.fold import FOLDERS, register_folder
 
 x, y, c = vars_("x y c")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from egraft.ir import parse
-from egraft.rewrite.encoding_equiv import equivalent
+from egraft.rewrite.encoding.equivalence import equivalent
 
 BASE = """
 func.func @f(%a: i32, %m: memref<4xi32>) -> i32 {

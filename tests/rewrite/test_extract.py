@@ -6,13 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules, arith_schema
-from egraft.rewrite.egglog_rules import add_rules
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.export import export
-from egraft.rewrite.extract import FnCost, OpCost, dag_cost, extract, post_order, root_classes
-from egraft.rewrite.load import load_table
-from egraft.rewrite.saturate import Budget, phased, saturate
-from egraft.rewrite.termtable import TermTable
+from egraft.rewrite.engine.egglog_rules import add_rules
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.engine.export import export
+from egraft.rewrite.engine.extract import FnCost, OpCost, dag_cost, extract, post_order, root_classes
+from egraft.rewrite.engine.load import load_table
+from egraft.rewrite.engine.saturate import Budget, phased, saturate
+from egraft.rewrite.engine.termtable import TermTable
 
 COSTS = OpCost({"Mul": 4.0, "Add": 2.0, "Sub": 2.0, "Neg": 1.0, "Const": 1.0, "Var": 1.0})
 
@@ -113,7 +113,7 @@ def test_reported_cost_of_the_once_flaky_term_is_its_dag_cost():
 @given(arith_dags(max_nodes=14))
 def test_heuristic_is_within_a_bounded_gap_of_the_ilp_optimum(table):
     pytest.importorskip("scipy")
-    from egraft.rewrite.ilp import extract_ilp
+    from egraft.rewrite.engine.ilp import extract_ilp
 
     g, roots = saturated(table, rounds=1)
     exact = extract_ilp(g, table.schema, roots, COSTS)

@@ -13,10 +13,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from egraft.rewrite.export import EGraphArrays
-from egraft.rewrite.extract import (FnCost, OpCost, _Graph, _numpy_sum, dag_cost, extract, post_order,
+from egraft.rewrite.engine.export import EGraphArrays
+from egraft.rewrite.engine.extract import (FnCost, OpCost, _Graph, _numpy_sum, dag_cost, extract, post_order,
                                     select_acyclic)
-from egraft.rewrite.termtable import OpSig, Schema
+from egraft.rewrite.engine.termtable import OpSig, Schema
 
 SCHEMA = Schema(("Term",), [OpSig("F", ("Term",), payload="i64", variadic=True)])
 

@@ -1,5 +1,5 @@
 """The identity check of the encoding: every real input survives lower → saturate (no
-rules) → extract → write back as the same program (rewrite/encoding_equiv.py), verifies,
+rules) → extract → write back as the same program (rewrite/encoding/equivalence.py), verifies,
 and prints to text that reads back as the same program again."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from egraft.ir import parse, print_ir, verify
-from egraft.rewrite.encoding_equiv import equivalent
+from egraft.rewrite.encoding.equivalence import equivalent
 from egraft.rewrite.lower_pipeline import optimize
 
 from .identity_inputs import SHARED, model_inputs, parses, peer_inputs, seed_inputs

@@ -3,11 +3,11 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.export import export
-from egraft.rewrite.extract import OpCost, extract, root_classes
-from egraft.rewrite.load import load_table
-from egraft.rewrite.termtable import OpSig, Schema, TermTable, structural_ids
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.engine.export import export
+from egraft.rewrite.engine.extract import OpCost, extract, root_classes
+from egraft.rewrite.engine.load import load_table
+from egraft.rewrite.engine.termtable import OpSig, Schema, TermTable, structural_ids
 
 SCHEMA = Schema(("Term", "Type"), [
     OpSig("ty", payload="String", result="Type"),

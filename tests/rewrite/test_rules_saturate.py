@@ -3,13 +3,13 @@
 import pytest
 
 from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules, arith_schema
-from egraft.rewrite.egglog_rules import Bind, Guard, P, Prim, Rule, RuleError, V, add_rules
-from egraft.rewrite.egraph import EGraph
-from egraft.rewrite.export import export
-from egraft.rewrite.extract import OpCost, extract, root_classes
-from egraft.rewrite.load import load_table
-from egraft.rewrite.saturate import Budget, Phase, Schedule, phased, saturate
-from egraft.rewrite.termtable import TermTable
+from egraft.rewrite.engine.egglog_rules import Bind, Guard, P, Prim, Rule, RuleError, V, add_rules
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.engine.export import export
+from egraft.rewrite.engine.extract import OpCost, extract, root_classes
+from egraft.rewrite.engine.load import load_table
+from egraft.rewrite.engine.saturate import Budget, Phase, Schedule, phased, saturate
+from egraft.rewrite.engine.termtable import TermTable
 
 SIMPLIFY_ONLY = Schedule((Phase((SIMPLIFY,), saturate=True),))
 

@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from egraft.rewrite import names
+from egraft.rewrite.engine import names
 from egraft.rewrite.arith import arith_schema
-from egraft.rewrite.termtable import OpSig, Schema, TermTable, structural_ids
+from egraft.rewrite.engine.termtable import OpSig, Schema, TermTable, structural_ids
 
 
 def test_add_checks_children_sorts_and_payloads():

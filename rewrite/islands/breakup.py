@@ -16,8 +16,8 @@ from __future__ import annotations
 from egraft.ir import Block, Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
 
-from .islands import may_have_effects
-from .islands_writeback import top_level
+from egraft.rewrite.islands.facts import may_have_effects
+from egraft.rewrite.islands.writeback import top_level
 
 
 def make_island(controls: list[Value], ops: list[Operation], yielded: list[Value], loc) -> Operation:

@@ -22,8 +22,8 @@ from egraft.ir import REGISTRY
 from egraft.ir.parser import Parser
 from egraft.ir.types import Type
 
-from .encoding import is_op_ctor, op_name_of
-from .export import EGraphArrays
+from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
+from egraft.rewrite.engine.export import EGraphArrays
 
 
 def record_cost(name: str, default: float) -> float:

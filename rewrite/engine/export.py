@@ -20,9 +20,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from . import names
-from .egraph import EGraph
-from .termtable import Payload
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.engine.termtable import Payload
 
 _get_inputs = attrgetter("inputs")
 _get_output = attrgetter("output")

@@ -8,7 +8,7 @@ at most the misprediction of one step; the back-off ``match_limit`` bounds what 
 step can do (egglog stops enumerating a rule's matches past its limit).
 
 ``between`` is called after every step with the table sizes; what it adds (oracle
-answers: rewrite/oracles.py) counts as a change, so saturation is only claimed when
+answers: rewrite/rules/oracles.py) counts as a change, so saturation is only claimed when
 neither the rules nor the hook have anything left to add.
 
 The default schedule follows what worked at 100k nodes (docs/engine.md):
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from . import names
-from .egraph import EGraph
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph
 
 StopReason = Literal["saturated", "rounds", "iterations", "enodes", "seconds"]
 

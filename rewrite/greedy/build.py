@@ -20,7 +20,7 @@ from egraft.ir.registry import REGISTRY
 from egraft.ir.types import Type, i32
 from egraft.patterns.rule import Native, OpPat, ResultOf, Rule, RuleError, TypeOf, Var
 
-from .greedy_match import Match, NoValue, evaluate
+from egraft.rewrite.greedy.match import Match, NoValue, evaluate
 
 
 class _Build:

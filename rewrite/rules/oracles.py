@@ -17,7 +17,7 @@ So each check or native of a compiled rule becomes an *oracle*:
 After every saturation step that made requests, :func:`saturate_with_oracles` reads
 them (one ``freeze()``), evaluates each function once per distinct argument tuple and
 writes the answers (one egglog run); saturation goes on until no rule fires and no
-request is new. Compiled rules that ask oracles are staged (rewrite/compile_rules.py):
+request is new. Compiled rules that ask oracles are staged (rewrite/rules/compile.py):
 their pattern is matched once into a relation that the requests and the rewrite read.
 A class holding a constant is matched as that constant only
 (:meth:`OracleTable.constant_classes`). Two analyses provide the
@@ -42,12 +42,12 @@ from egraft.ir.parser import Parser
 from egraft.ir.types import Type
 from egraft.patterns.rule import AllOf, AnyOf, Check, ConstOf, Native, Not, TypeOf, Var
 
-from . import names
-from .egraph import EGraph, egglog_string
-from .encoding import CAT, attr_shape, shape_of
-from .lower import Lowered
-from .load import Loaded
-from .saturate import Budget, SaturationReport, Schedule, saturate
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.encoding.schema import CAT, attr_shape, shape_of
+from egraft.rewrite.encoding.lower import Lowered
+from egraft.rewrite.engine.load import Loaded
+from egraft.rewrite.engine.saturate import Budget, SaturationReport, Schedule, saturate
 
 #: print-function's row limit when a whole table is wanted.
 PRINT_ALL = 1 << 62

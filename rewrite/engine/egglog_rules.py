@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from . import names
-from .egraph import EGraph, egglog_string
-from .termtable import Payload, Schema
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.termtable import Payload, Schema
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from egraft.ir import attributes as A
 from egraft.ir.opdef import SINGLE, OpDef
 from egraft.ir.types import Type
 
-from .termtable import I64_MAX, I64_MIN, OpSig, Payload, Schema
+from egraft.rewrite.engine.termtable import I64_MAX, I64_MIN, OpSig, Payload, Schema
 
 # Sorts. "Val" is an SSA value, "Op" an operation, "Eff" an effect token (the state of the
 # world between two effectful ops of a block), "Reg" a region, the rest are metadata.

@@ -10,7 +10,7 @@ iteration of one rule per relation builds the terms::
 
 ``Id`` is an unextractable constructor, so after saturation the e-class of
 term-table node ``k`` is the class of ``(Id base+k)``: that is the mapping back
-from table ids to e-classes (read in bulk by :mod:`egraft.rewrite.export`).
+from table ids to e-classes (read in bulk by :mod:`egraft.rewrite.engine.export`).
 
 ``input`` reads fields raw and trims surrounding whitespace, so strings containing
 tabs, newlines or carriage returns, or with leading/trailing whitespace, cannot go
@@ -27,9 +27,9 @@ from itertools import chain
 
 import numpy as np
 
-from . import names
-from .egraph import EGraph, egglog_string
-from .termtable import Payload, TermTable
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.termtable import Payload, TermTable
 
 
 @dataclass(frozen=True)

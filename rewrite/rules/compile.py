@@ -12,7 +12,7 @@ replaced root result with the value built: a variable, a result of a matched op,
 new op whose result types are the replaced value's (or given types).
 
 Checks, natives, ``TypeOf``/``ConstOf`` arguments and constrained variables become
-oracles (``rewrite/oracles.py``): the rule asks through a request relation, Python answers
+oracles (``rewrite/rules/oracles.py``): the rule asks through a request relation, Python answers
 between saturation runs, and the compiled rule queries the answer.
 
 Not compiled (reported by :func:`compile_rules` with the reason, the greedy driver still
@@ -35,10 +35,10 @@ from egraft.ir import attributes as A
 from egraft.ir.types import Type
 from egraft.patterns.rule import Check, ConstOf, Either, Native, OpPat, ResultOf, Rule, TypeOf, Var
 
-from . import names
-from .egraph import EGraph, egglog_string
-from .encoding import CHUNK, OpShape, shape_of
-from .oracles import Oracle, OracleUnsupported, attr_term, oracle_table, type_term
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.encoding.schema import CHUNK, OpShape, shape_of
+from egraft.rewrite.rules.oracles import Oracle, OracleUnsupported, attr_term, oracle_table, type_term
 
 EXPAND_TAG = "expand"
 

@@ -16,8 +16,8 @@ import sys
 from collections.abc import Iterable
 from types import ModuleType
 
-from . import names
-from .termtable import OpSig, Schema
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.termtable import OpSig, Schema
 
 # egglog's parser copies the whole source per span, so cost grows with the square of
 # the program length; short programs keep it linear. Both limits matter: 100 commands of
@@ -69,7 +69,7 @@ class EGraph:
         self.loads = 0
         self.rules: dict[str, str] = {}  # rule name -> ruleset
         self.rulesets: dict[str, list[str]] = {}  # ruleset -> rule names
-        self.oracle_table: object | None = None  # rewrite/oracles.py's OracleTable, made on first use
+        self.oracle_table: object | None = None  # rewrite/rules/oracles.py's OracleTable, made on first use
         self._ctors: dict[str, tuple[str, int | None]] = {}  # egglog name -> (op, arity or None)
         self._names: dict[tuple[str, int | None], str] = {}  # and back
         decls = [f"(sort {names.sort_name(s)})" for s in schema.sorts]

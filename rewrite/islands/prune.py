@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 from egraft.ir import Operation
 
-from .islands import collect
+from egraft.rewrite.islands.facts import collect
 
 #: Ops that run for their effect on the world even when nothing reads them.
 MUST_EXECUTE = frozenset({"tf._InternalTestMustExecuteTrait_"})

@@ -18,7 +18,7 @@ from egraft.ir.attributes import Attribute, DenseElementsAttr
 from egraft.ir.location import Location
 from egraft.ir.types import Type
 
-from .greedy_match import constant_attr
+from egraft.rewrite.greedy.match import constant_attr
 
 Folder = Callable[[Operation, list[Attribute | None]], Sequence[Value | Attribute] | None]
 Materializer = Callable[[Attribute, Type, Location], Operation | None]

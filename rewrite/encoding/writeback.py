@@ -32,9 +32,9 @@ from egraft.ir.location import fuse
 from egraft.ir.parser import Parser
 from egraft.ir.types import Type
 
-from .encoding import CAT, op_name_of
-from .export import EGraphArrays
-from .lower import Lowered
+from egraft.rewrite.encoding.schema import CAT, op_name_of
+from egraft.rewrite.engine.export import EGraphArrays
+from egraft.rewrite.encoding.lower import Lowered
 
 
 _CATS = frozenset(CAT.values())

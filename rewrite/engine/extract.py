@@ -40,8 +40,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .export import EGraphArrays
-from .termtable import Payload, Schema, TermTable
+from egraft.rewrite.engine.export import EGraphArrays
+from egraft.rewrite.engine.termtable import Payload, Schema, TermTable
 
 #: Tree costs saturate here. Far above any DAG cost (a sum of per-node costs) yet far
 #: enough below float64's maximum (1.8e308) that summing the capped costs of any

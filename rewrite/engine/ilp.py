@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .export import EGraphArrays
-from .extract import CostModel, Extraction, build_table, dag_cost, post_order
-from .termtable import Schema
+from egraft.rewrite.engine.export import EGraphArrays
+from egraft.rewrite.engine.extract import CostModel, Extraction, build_table, dag_cost, post_order
+from egraft.rewrite.engine.termtable import Schema
 
 
 def _reachable_classes(g: EGraphArrays, roots: Sequence[int]) -> np.ndarray:

@@ -22,7 +22,7 @@ from egraft.ir import Block, Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
 from egraft.ir.location import FusedLoc, Location
 
-from .islands import collect, graph_block_ops
+from egraft.rewrite.islands.facts import collect, graph_block_ops
 
 
 def top_level(op: Operation, block: Block) -> Operation:

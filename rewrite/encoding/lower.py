@@ -21,8 +21,8 @@ from egraft.ir import attributes as A
 from egraft.ir.opdef import SINGLE, OpDef
 from egraft.ir.types import Type
 
-from .encoding import CAT, CHUNK, OpShape, attr_shape, new_schema, shape_of
-from .termtable import Payload, Schema, TermTable
+from egraft.rewrite.encoding.schema import CAT, CHUNK, OpShape, attr_shape, new_schema, shape_of
+from egraft.rewrite.engine.termtable import Payload, Schema, TermTable
 
 
 @dataclass

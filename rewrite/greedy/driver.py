@@ -33,9 +33,9 @@ import attrs
 from egraft.ir import Builder, Operation
 from egraft.patterns.rule import Rule
 
-from .greedy_build import apply_match
-from .greedy_fold import fold
-from .greedy_match import Matcher
+from egraft.rewrite.greedy.build import apply_match
+from egraft.rewrite.greedy.fold import fold
+from egraft.rewrite.greedy.match import Matcher
 
 NO_LIMIT = -1
 

@@ -5,7 +5,7 @@ numbered by its position; islands are mergeable, every other executor op (and ev
 island holding a blocking op) is a barrier.  The facts of
 :mod:`egraft.patterns.island_merging` are written as TSV files and read with egglog's
 ``input`` (one command per relation, linear at 100k ops), the rules run stratum by
-stratum through the engine's :func:`~egraft.rewrite.saturate`, and the groups are read
+stratum through the engine's :func:`~egraft.rewrite.engine.saturate`, and the groups are read
 off the union-find: two islands belong together iff their ``(Nd i)`` share an e-class.
 """
 
@@ -21,10 +21,10 @@ from egraft.ir import Operation, Value
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.patterns import island_merging as IM
 
-from . import names
-from .egraph import EGraph, egglog_string
-from .saturate import Phase, SaturationReport, Schedule, saturate
-from .termtable import Schema
+from egraft.rewrite.engine import names
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.saturate import Phase, SaturationReport, Schedule, saturate
+from egraft.rewrite.engine.termtable import Schema
 
 
 @dataclass
