@@ -1,17 +1,19 @@
 """Passes over egraft IR, the pass manager that runs them, and the `egraft-opt` driver.
 
+Subpackages: ``manager`` (the pass registry, textual pipelines, the pass manager, budgets),
+``transforms`` (dialect-independent passes: canonicalize, eqsat, cse, dce, ...), ``tf``
+(tf_executor and tfg passes and the conversions between GraphDef forms), ``cli`` (the
+`egraft-opt` command line: files, formats, diagnostics). This package may import everything
+below it (``egraft.ir``, ``egraft.patterns``, ``egraft.rewrite``).
+
 Importing this package registers the built-in passes by name.
 """
 
-from . import cse, dce, symbol_dce  # noqa: F401  (registers the passes)
-from . import break_up_islands, graph_pruning, island_coarsening  # noqa: F401  (tf_executor islands)
-from . import functional_to_executor  # noqa: F401  (tf functions -> tf_executor graphs)
-from . import apply_rules  # noqa: F401  (rule sets through the greedy driver)
-from . import eqsat  # noqa: F401  (rule sets through the e-graph)
-from . import canonicalize  # noqa: F401  (canonicalization rule sets, e-graph or greedy)
-from .pass_manager import OpPipeline, PassManager
-from .pipeline import parse_pipeline
-from .registry import PASSES, Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.transforms import apply_rules, canonicalize, cse, dce, eqsat, symbol_dce  # noqa: F401
+from egraft.passes.tf import break_up_islands, functional_to_executor, graph_pruning, island_coarsening  # noqa: F401
+from egraft.passes.manager.pass_manager import OpPipeline, PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.manager.registry import PASSES, Pass, PassContext, PassFailure, option, register_pass
 
 __all__ = ["OpPipeline", "PASSES", "Pass", "PassContext", "PassFailure", "PassManager", "option",
            "parse_pipeline", "register_pass"]

@@ -3,7 +3,7 @@
 These rewrites change region structure (a graph's ops move into the enclosing
 block, an op's control operand list shrinks), which the rule language does not
 state, so they are a pass step that `canonicalize` runs before and after its
-driver (`passes/canonicalize.py`). Each is sound under the executor's deadness:
+driver (`passes/transforms/canonicalize.py`). Each is sound under the executor's deadness:
 
 * **empty graph** (only a fetch): its results are the fetched values.
 * **single-island graph** (an island without control operands, and a fetch):

@@ -1,6 +1,6 @@
 """The whole round trip on one op: lower → load → saturate → extract → write back.
 
-Passes (``passes/eqsat.py``), tests and the benchmark share this one function so that
+Passes (``passes/transforms/eqsat.py``), tests and the benchmark share this one function so that
 they measure and check the same thing; each step's time is reported.
 """
 

@@ -34,8 +34,8 @@ def measure(shape: str, n: int, pipeline: str) -> dict:
 
     import egraft.rewrite.lower_pipeline as lp
     from egraft.ir import parse, verify
-    from egraft.passes.pass_manager import PassManager
-    from egraft.passes.pipeline import parse_pipeline
+    from egraft.passes.manager.pass_manager import PassManager
+    from egraft.passes.manager.pipeline import parse_pipeline
 
     cpu: dict[str, float] = dict.fromkeys(PHASES, 0.0)
     wall: dict[str, float] = dict.fromkeys(PHASES, 0.0)

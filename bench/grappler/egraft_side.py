@@ -17,10 +17,10 @@ import attrs
 from egraft.ir.graphdef import GraphDef
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.passes.executor_to_tfg import executor_to_tfg
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
-from egraft.passes.tfg_to_executor import tfg_to_executor
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.tf.tfg_to_executor import tfg_to_executor
 
 
 @attrs.frozen

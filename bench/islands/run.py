@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from egraft.passes.cli import main as egraft_opt
+from egraft.passes.cli.main import main as egraft_opt
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 _ISLAND = re.compile(r"tf_executor\.island\b")

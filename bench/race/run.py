@@ -43,8 +43,8 @@ def egraft_run(text: str, driver: str, pipeline: str | None = None) -> tuple[flo
     """(seconds for the pass, ops left) for egraft's canonicalize with `driver`."""
     import egraft.passes  # noqa: F401  (registers the passes)
     from egraft.ir import parse
-    from egraft.passes.pass_manager import PassManager
-    from egraft.passes.pipeline import parse_pipeline
+    from egraft.passes.manager.pass_manager import PassManager
+    from egraft.passes.manager.pipeline import parse_pipeline
 
     module = parse(text)
     pm = PassManager(parse_pipeline(pipeline or f"builtin.module(func.func(canonicalize{{driver={driver}}}))"))

@@ -54,7 +54,7 @@ def main() -> None:
     if args.pythonpath:
         env["PYTHONPATH"] = os.path.abspath(args.pythonpath)
     # What the console scripts run (`egraft-opt`, `xdsl-opt`), with this interpreter.
-    egraft = [sys.executable, "-c", "import sys; from egraft.passes.cli import main; sys.exit(main())"]
+    egraft = [sys.executable, "-c", "import sys; from egraft.passes.cli.main import main; sys.exit(main())"]
     xdsl = [sys.executable, "-c", "import sys; from xdsl.tools.xdsl_opt import main; sys.exit(main())"]
     with tempfile.TemporaryDirectory() as tmp:
         empty = Path(tmp) / "empty.mlir"

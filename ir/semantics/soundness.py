@@ -118,8 +118,8 @@ def assert_pass_sound(module_text: str, pipeline: str, examples: int = 50, *, ex
                       functions: Iterable[str] | None = None) -> None:
     """Run `pipeline` (textual, e.g. `"func.func(cse)"`) on the module and check that
     every function (or those named) computes the same before and after."""
-    from egraft.passes.pass_manager import PassManager
-    from egraft.passes.pipeline import parse_pipeline
+    from egraft.passes.manager.pass_manager import PassManager
+    from egraft.passes.manager.pipeline import parse_pipeline
 
     before = parse(module_text)
     after = _clone(before)

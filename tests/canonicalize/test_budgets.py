@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from egraft.ir import parse, print_ir
 from egraft.ir.semantics.inputs import argument_types, values_for_types
 from egraft.ir.semantics.soundness import check_agreement
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.rewrite.engine.egraph import EGraph
 from egraft.rewrite.encoding.schema import new_schema
 from egraft.rewrite.engine.saturate import Budget, Phase, Schedule, saturate
@@ -70,9 +70,9 @@ def test_no_time_for_a_step_leaves_the_ir_as_it_was(pass_text: str) -> None:
 
 
 def test_default_budgets_are_set() -> None:
-    from egraft.passes.canonicalize import Canonicalize
-    from egraft.passes.eqsat import EqSat
-    from egraft.passes.limits import DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT
+    from egraft.passes.transforms.canonicalize import Canonicalize
+    from egraft.passes.transforms.eqsat import EqSat
+    from egraft.passes.manager.limits import DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT
 
     for p in (Canonicalize(), EqSat()):
         assert p.max_enodes == DEFAULT_MAX_ENODES and p.timeout == DEFAULT_TIMEOUT

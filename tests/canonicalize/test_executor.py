@@ -7,8 +7,8 @@ import pytest
 
 from egraft.ir import parse, print_ir
 from egraft.ir.semantics.soundness import assert_pass_sound
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 
 PROGRAM = """
 func.func @f(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from egraft.ir import parse, print_ir
 from egraft.ir import types as T
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.ir.semantics.soundness import UnsoundRewrite, assert_pass_sound, assert_rule_sound
 from egraft.patterns import rule_set
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from egraft.ir import parse, print_ir
 from egraft.ir import attributes as A
 from egraft.ir.semantics.soundness import check_agreement
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.patterns.canon_fold import CMPI, FLOAT_BINARY, INT_BINARY
 from egraft.patterns.fold_limits import fold_limits
 from egraft.patterns.natives import fold

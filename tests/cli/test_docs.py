@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from egraft.passes.docs import DOC, egraft_passes, pass_reference, updated
+from egraft.passes.manager.docs import DOC, egraft_passes, pass_reference, updated
 
 
 def test_committed_pass_reference_is_current() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert updated(text) == text, "docs/passes.md is stale: run `python -m egraft.passes.docs`"
+    assert updated(text) == text, "docs/passes.md is stale: run `python -m egraft.passes.manager.docs`"
 
 
 def test_reference_names_every_pass_and_option() -> None:

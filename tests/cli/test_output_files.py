@@ -1,4 +1,4 @@
-"""`egraft-opt -o PATH` writes as LLVM's tools do (passes/output_file.py).
+"""`egraft-opt -o PATH` writes as LLVM's tools do (passes/cli/output_file.py).
 
 Regular files are replaced atomically and only on success, new files get the umask's
 permissions and existing ones keep theirs, links are followed, devices and FIFOs are

@@ -13,7 +13,7 @@ from .tool import GOOD
 HEAVY = ("egglog", "egglog.bindings", "numpy", "google.protobuf")
 PROBE = """
 import json, sys
-from egraft.passes.cli import main
+from egraft.passes.cli.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 print(json.dumps({"code": code, "loaded": [m for m in %r if m in sys.modules]}), file=sys.stderr)
@@ -28,7 +28,7 @@ def loaded_by(*argv: str) -> list[str]:
 
 
 def test_importing_the_cli_loads_no_heavy_module() -> None:
-    proc = subprocess.run([sys.executable, "-c", "import sys, egraft.passes.cli; "
+    proc = subprocess.run([sys.executable, "-c", "import sys, egraft.passes.cli.main; "
                                                  f"print([m for m in {HEAVY!r} if m in sys.modules])"],
                           capture_output=True, timeout=300)
     assert proc.stdout.decode().strip() == "[]", proc.stderr.decode()

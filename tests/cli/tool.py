@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from egraft.passes.cli import main
+from egraft.passes.cli.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD = REPO / "examples" / "dense_block.mlir"
 #: What the `egraft-opt` console script runs, with this interpreter.
-COMMAND = [sys.executable, "-c", "import sys; from egraft.passes.cli import main; sys.exit(main())"]
+COMMAND = [sys.executable, "-c", "import sys; from egraft.passes.cli.main import main; sys.exit(main())"]
 
 
 def run(*argv: str, stdin: bytes = b"") -> tuple[int, str, str]:

@@ -38,8 +38,8 @@ from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator tab
 from egraft.ir.semantics.interpreter import Interpreter, find_function, snapshot
 from egraft.ir.semantics.soundness import check_agreement
 from egraft.ir.semantics.values import MemRef, Undefined
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import OpPipeline, parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import OpPipeline, parse_pipeline
 from egraft.patterns import rule_sets
 
 #: Rule sets that assume no NaN or Inf (their own docs say so).

@@ -17,9 +17,9 @@ from egraft.ir import parse, print_ir, verify
 from egraft.ir.graphdef import compare_graphdefs, load_graphdef, parse_pbtxt, save_graphdef
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.passes.cli import main
-from egraft.passes.executor_to_tfg import executor_to_tfg
-from egraft.passes.tfg_to_executor import ConversionError, tfg_to_executor
+from egraft.passes.cli.main import main
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+from egraft.passes.tf.tfg_to_executor import ConversionError, tfg_to_executor
 
 T = 'attr { key: "T" value { type: DT_FLOAT } }'
 GRAPH = f"""

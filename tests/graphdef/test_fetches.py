@@ -20,12 +20,12 @@ from egraft.ir.graphdef import load_graphdef, parse_pbtxt, save_graphdef
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
 from egraft.ir.semantics.interpreter import run_function
-from egraft.passes.cli import main
-from egraft.passes.executor_to_tfg import executor_to_tfg
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
-from egraft.passes.tf_io_options import EntrySignature, Feed, entry_signature
-from egraft.passes.tfg_to_executor import ConversionError, tfg_to_executor
+from egraft.passes.cli.main import main
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.tf.tf_io_options import EntrySignature, Feed, entry_signature
+from egraft.passes.tf.tfg_to_executor import ConversionError, tfg_to_executor
 
 
 def _f32(name: str) -> str:

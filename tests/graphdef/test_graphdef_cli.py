@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from egraft.ir.graphdef import compare_graphdefs, load_graphdef, parse_pbtxt, save_graphdef
-from egraft.passes.cli import main
+from egraft.passes.cli.main import main
 
 GRAPH = """
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }

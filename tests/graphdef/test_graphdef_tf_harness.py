@@ -19,7 +19,7 @@ from egraft.ir.graphdef import load_graphdef  # noqa: E402
 from egraft.ir.graphdef.import_graphdef import import_graphdef  # noqa: E402
 from egraft.ir.graphdef.messages import OpDef, coerce  # noqa: E402
 from egraft.ir.graphdef.op_registry import lookup_op  # noqa: E402
-from egraft.passes.tfg_to_executor import EXECUTOR_OPS, tfg_to_executor  # noqa: E402
+from egraft.passes.tf.tfg_to_executor import EXECUTOR_OPS, tfg_to_executor  # noqa: E402
 
 pytestmark = pytest.mark.tf
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "grappler"

@@ -17,8 +17,8 @@ from egraft.ir import parse, print_ir, verify
 from egraft.ir.graphdef import compare_graphdefs, load_graphdef
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.passes.executor_to_tfg import executor_to_tfg
-from egraft.passes.tfg_to_executor import tfg_to_executor
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+from egraft.passes.tf.tfg_to_executor import tfg_to_executor
 
 pytestmark = [pytest.mark.peer, needs_shared]
 
@@ -60,7 +60,7 @@ def test_tensorflow_written_executor_mlir_exports() -> None:
     the same ops; elided weights are refused with the node named."""
     from collections import Counter
 
-    from egraft.passes.graphdef_io import as_tfg
+    from egraft.passes.cli.graphdef_io import as_tfg
     from egraft.ir.graphdef import GraphDefError
 
     mlir = MODELS.parent / "mlir"

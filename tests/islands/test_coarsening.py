@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from egraft.ir import Operation, parse, print_ir, verify
-from egraft.passes.island_coarsening import coarsen
+from egraft.passes.tf.island_coarsening import coarsen
 from egraft.rewrite.islands.facts import collect
 from egraft.rewrite.islands.breakup import break_up
 

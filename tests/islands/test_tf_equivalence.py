@@ -16,8 +16,8 @@ import pytest
 
 from egraft.ir.graphdef import load_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.passes.island_coarsening import coarsen
-from egraft.passes.tfg_to_executor import tfg_to_executor
+from egraft.passes.tf.island_coarsening import coarsen
+from egraft.passes.tf.tfg_to_executor import tfg_to_executor
 
 from .tf_run import SHARED, island_exact_graphdef, islands
 

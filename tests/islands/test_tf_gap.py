@@ -22,7 +22,7 @@ import pytest
 
 from egraft.ir import Operation, parse, print_ir
 from egraft.ir import attributes as A
-from egraft.passes.island_coarsening import coarsen
+from egraft.passes.tf.island_coarsening import coarsen
 from egraft.rewrite.islands.facts import collect, signatures
 
 from .test_coarsening import DEADNESS_DEMO

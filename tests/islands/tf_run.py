@@ -23,7 +23,7 @@ from egraft.ir import Operation
 from egraft.ir import attributes as A
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.location import FusedLoc, Location, NameLoc
-from egraft.passes.executor_to_tfg import executor_to_tfg
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
 from egraft.rewrite.islands.breakup import island_inputs, make_island
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "tfmodels"

@@ -10,9 +10,9 @@ import pytest
 
 from egraft.ir import Operation, parse, print_ir
 from egraft.passes import PASSES, Pass, PassContext, PassFailure, option, parse_pipeline, register_pass
-from egraft.passes.cli import main
-from egraft.passes.cse import CSE
-from egraft.passes.dce import DCE
+from egraft.passes.cli.main import main
+from egraft.passes.transforms.cse import CSE
+from egraft.passes.transforms.dce import DCE
 from egraft.ir.diagnostics import DiagnosticError
 
 

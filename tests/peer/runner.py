@@ -32,7 +32,7 @@ import attrs
 from lit.ShCommands import Command, Pipeline, Seq
 from lit.ShUtil import ShParser
 
-from egraft.passes.cli import main as egraft_opt_main
+from egraft.passes.cli.main import main as egraft_opt_main
 
 TOOL_RENAMES = {"tf-opt": "egraft-opt", "mlir-opt": "egraft-opt", "tfg-opt-no-passes": "egraft-opt",
                 "tfg-transforms-opt": "egraft-opt", "tfg-translate": "egraft-opt", "FileCheck": "filecheck"}

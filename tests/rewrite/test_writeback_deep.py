@@ -20,8 +20,8 @@ import numpy as np
 from egraft.ir import parse, print_ir, verify
 from egraft.ir.location import FusedLoc
 from egraft.ir.semantics.interpreter import run_function
-from egraft.passes.pass_manager import PassManager
-from egraft.passes.pipeline import parse_pipeline
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.rewrite.lower_pipeline import optimize
 
 T = "tensor<4xf32>"

@@ -24,7 +24,7 @@ import zoo  # noqa: E402
 
 from egraft.ir.graphdef import load_graphdef  # noqa: E402
 from egraft.ir.graphdef.import_graphdef import import_graphdef  # noqa: E402
-from egraft.passes.tfg_to_executor import default_outputs  # noqa: E402
+from egraft.passes.tf.tfg_to_executor import default_outputs  # noqa: E402
 
 #: MobileNetV2-sized or smaller: about a minute of CPU together, most of it building them once.
 CI_MODELS = ("MobileNetV3Small", "MobileNet", "bert_l2_h128_s64")

@@ -10,8 +10,8 @@ import attrs
 
 from egraft.ir import Diagnostic, Operation
 
-from .limits import fold_element_limit_option
-from .registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.manager.limits import fold_element_limit_option
+from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
 
 
 @register_pass

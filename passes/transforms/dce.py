@@ -15,8 +15,8 @@ import attrs
 
 from egraft.ir import Operation
 
-from .ir_utils import erase_all, is_trivially_dead, would_be_trivially_dead
-from .registry import Pass, PassContext, register_pass
+from egraft.passes.ir_utils import erase_all, is_trivially_dead, would_be_trivially_dead
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 
 def dead_ops(top: Operation) -> list[Operation]:

@@ -8,7 +8,7 @@ order.  `tfg-translate`'s `-graphdef-to-mlir` and `-mlir-to-graphdef` are flags
 too, so its RUN lines also run with only the tool name changed.
 
 Exit status: 0 on success, 1 on any error, 130 on Ctrl-C; never a traceback.  The
-output file (`passes/output_file.py`) is opened before any work, as mlir-opt opens
+output file (`passes/cli/output_file.py`) is opened before any work, as mlir-opt opens
 it, and written only on success.  MLIR text is the only format loaded up front: the
 GraphDef formats (protobuf, ~0.1 s to import) load when a flag or a file name asks
 for something else, so a lit RUN line on `.mlir` files pays only for what it uses.
@@ -25,13 +25,13 @@ import attrs
 from egraft.ir import REGISTRY, DiagnosticError
 from egraft.ir.deep import run_with_deep_stack
 
-from .driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
-from .formats import Format, PrintOptions, format_for
-from .output_file import OutputError, OutputFile
-from .pass_manager import OpPipeline, TimingNode
-from .pipeline import parse_pass_flag, parse_pipeline_option
-from .registry import PASSES, options_of
-from .tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
+from egraft.passes.cli.driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
+from egraft.passes.cli.formats import Format, PrintOptions, format_for
+from egraft.passes.cli.output_file import OutputError, OutputFile
+from egraft.passes.manager.pass_manager import OpPipeline, TimingNode
+from egraft.passes.manager.pipeline import parse_pass_flag, parse_pipeline_option
+from egraft.passes.manager.registry import PASSES, options_of
+from egraft.passes.tf.tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
 
 TOOL = "egraft-opt"
 
@@ -146,7 +146,7 @@ def parse_args(argv: Sequence[str]) -> Invocation:
     inv.output_format = flags.get("output-format")  # type: ignore[assignment]
     inv.emit = flags.get("emit") or ("graphdef" if flags.get("mlir-to-graphdef") else None)  # type: ignore[assignment]
     if inv.emit is not None:
-        from .graphdef_io import EMIT_FORMS
+        from egraft.passes.cli.graphdef_io import EMIT_FORMS
 
         if inv.emit not in EMIT_FORMS:
             raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
@@ -258,7 +258,7 @@ def _formats(inv: Invocation, filename: str) -> tuple[Format, Format]:
     """(input format, output format); ValueError for an unknown format name."""
     if not _needs_graphdef(inv):
         return format_for(inv.input), format_for(inv.output)
-    from .graphdef_io import emitting, format_named  # registers the GraphDef formats
+    from egraft.passes.cli.graphdef_io import emitting, format_named  # registers the GraphDef formats
 
     in_fmt = format_named(inv.input_format) if inv.input_format else format_for(inv.input)
     out_fmt = format_named(inv.output_format) if inv.output_format else format_for(inv.output)

@@ -27,8 +27,8 @@ import attrs
 from egraft.ir import Block, Operation, Region, Value
 from egraft.ir.location import UnknownLoc
 
-from .ir_utils import erase_all, has_ssa_dominance, is_memory_effect_free, is_trivially_dead
-from .registry import Pass, PassContext, register_pass
+from egraft.passes.ir_utils import erase_all, has_ssa_dominance, is_memory_effect_free, is_trivially_dead
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 
 class _ScopedTable:

@@ -14,9 +14,9 @@ import attrs
 
 from egraft.ir import REGISTRY, Diagnostic, Operation
 
-from .limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
+from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                      fold_element_limit_option, stop_text)
-from .registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
     from egraft.patterns.rule import Rule

@@ -21,8 +21,8 @@ import attrs
 from egraft.ir import Operation, SymbolTable
 from egraft.ir import attributes as A
 
-from .ir_utils import erase_all
-from .registry import Pass, PassContext, register_pass
+from egraft.passes.ir_utils import erase_all
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 _TEXT_SYMBOL = re.compile(r'@([A-Za-z_][\w$.\-]*|"(?:[^"\\]|\\.)*")')
 

@@ -25,8 +25,8 @@ import attrs
 from egraft.ir import Diagnostic, DiagnosticError
 from egraft.ir.location import SourceFile, SourcePos
 
-from .pass_manager import OpPipeline
-from .registry import PASSES, Pass, convert_option, options_of
+from egraft.passes.manager.pass_manager import OpPipeline
+from egraft.passes.manager.registry import PASSES, Pass, convert_option, options_of
 
 ANCHOR_ALIASES = {"func": "func.func", "module": "builtin.module", "any": None}
 #: 2019 anchors, which nested relative to the module in 2019's mlir-opt.

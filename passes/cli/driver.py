@@ -22,10 +22,10 @@ from egraft.ir import Diagnostic, DiagnosticError, Operation, print_ir, verify
 from egraft.ir.location import SourceFile, SourcePos
 from egraft.ir.parser import Parser
 
-from .diag_verifier import DiagnosticVerifier
-from .formats import Format, PrintOptions
-from .pass_manager import OpPipeline, PassManager, TimingNode
-from .registry import Pass, PassFailure
+from egraft.passes.cli.diag_verifier import DiagnosticVerifier
+from egraft.passes.cli.formats import Format, PrintOptions
+from egraft.passes.manager.pass_manager import OpPipeline, PassManager, TimingNode
+from egraft.passes.manager.registry import Pass, PassFailure
 
 DEFAULT_SPLIT_MARKER = "// -----"
 

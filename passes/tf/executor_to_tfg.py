@@ -32,8 +32,8 @@ from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import derived_attrs
 from egraft.ir.location import NameLoc
 
-from .tf_io_options import parse_tensor, split_names
-from .tfg_to_executor import EXECUTOR_OPS, ConversionError
+from egraft.passes.tf.tf_io_options import parse_tensor, split_names
+from egraft.passes.tf.tfg_to_executor import EXECUTOR_OPS, ConversionError
 
 _FROM_EXECUTOR = {"tf_executor." + v: k for k, v in EXECUTOR_OPS.items()}
 _SWITCHES = ("tf_executor.Switch", "tf_executor._SwitchN")
@@ -394,7 +394,7 @@ _EXECUTOR_ONLY = ("sym_name", "function_type", "arg_attrs", "res_attrs", "sym_vi
 
 def library_function(func: Operation) -> Operation:
     """A ``func.func`` other than @main as the ``tfg.func`` it came from
-    (:func:`egraft.passes.tfg_to_executor.library_function` is the inverse): each
+    (:func:`egraft.passes.tf.tfg_to_executor.library_function` is the inverse): each
     argument gets its control token back, the fetch becomes ``return(data) [control]``.
     Arguments and results keep their ``tfg.name`` (TF's own import has none: they are
     named ``arg<i>``/``output<i>``); control results keep theirs while there are as many

@@ -11,8 +11,8 @@ import attrs
 
 from egraft.ir import Operation
 
-from .ir_utils import erase_all
-from .registry import Pass, PassContext, option, register_pass
+from egraft.passes.ir_utils import erase_all
+from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 
 
 def graphs_in(op: Operation) -> list[Operation]:

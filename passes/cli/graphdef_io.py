@@ -20,11 +20,11 @@ from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
 from egraft.ir.location import FileLineColLoc, Location
 
-from .executor_to_tfg import executor_to_tfg
-from .formats import FORMATS, Format, PrintOptions, register_format
-from .functional_to_executor import module_to_executor
-from .tf_io_options import EntrySignature
-from .tfg_to_executor import ConversionError, tfg_to_executor
+from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+from egraft.passes.cli.formats import FORMATS, Format, PrintOptions, register_format
+from egraft.passes.tf.functional_to_executor import module_to_executor
+from egraft.passes.tf.tf_io_options import EntrySignature
+from egraft.passes.tf.tfg_to_executor import ConversionError, tfg_to_executor
 
 EMIT_FORMS = ("graphdef", "tfg", "tf_executor")
 

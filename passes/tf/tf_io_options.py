@@ -16,7 +16,7 @@ Differences from TensorFlow, on purpose: an empty shape or type takes the feed's
 ``shape``/``dtype`` attribute from the graph (TensorFlow reads an empty shape as a
 scalar and uses DT_FLOAT for an empty type); a type or shape that contradicts the
 graph is an error rather than a silently mistyped argument.  Without any of the
-output flags, :func:`egraft.passes.tfg_to_executor.tfg_to_executor` fetches every
+output flags, :func:`egraft.passes.tf.tfg_to_executor.tfg_to_executor` fetches every
 node nothing consumes (docs/graphdef.md explains why).
 """
 

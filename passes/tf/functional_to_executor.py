@@ -21,7 +21,7 @@ import attrs
 from egraft.ir import Block, Operation, Region
 from egraft.ir.dialects.tf_types import CONTROL
 
-from .registry import Pass, PassContext, register_pass
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 
 def _is_executor_body(block: Block) -> bool:

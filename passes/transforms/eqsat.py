@@ -17,9 +17,9 @@ import attrs
 
 from egraft.ir import Diagnostic, Operation
 
-from .limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
+from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                      fold_element_limit_option, stop_text)
-from .registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:
     from egraft.rewrite.engine.egraph import EGraph

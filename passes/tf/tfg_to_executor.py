@@ -32,7 +32,7 @@ from egraft.ir.graphdef.convert_types import ConversionError as GraphConversionE
 from egraft.ir.graphdef.convert_types import dtype_to_type, shape_dims
 from egraft.ir.graphdef.messages import DataType
 
-from .tf_io_options import Feed, parse_tensor
+from egraft.passes.tf.tf_io_options import Feed, parse_tensor
 
 #: tfg node types that are executor primitives rather than islands.
 EXECUTOR_OPS = {"Switch": "Switch", "_SwitchN": "_SwitchN", "Merge": "Merge", "Enter": "Enter",

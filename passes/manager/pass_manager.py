@@ -21,7 +21,7 @@ import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError, Operation, verify
 
-from .registry import Pass, PassContext, PassFailure
+from egraft.passes.manager.registry import Pass, PassContext, PassFailure
 
 
 @attrs.define

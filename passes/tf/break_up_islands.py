@@ -11,8 +11,8 @@ import attrs
 
 from egraft.ir import Operation
 
-from .graph_pruning import graphs_in
-from .registry import Pass, PassContext, register_pass
+from egraft.passes.tf.graph_pruning import graphs_in
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 
 @register_pass
