@@ -17,7 +17,6 @@ from egraft.ir import REGISTRY, Operation
 
 from egraft.rewrite.rules.compile import NESTED_RULESET
 from egraft.rewrite.encoding.cost_models import IRCost
-from egraft.rewrite.engine.egglog_rules import Rule, add_rules
 from egraft.rewrite.engine.egraph import EGraph
 from egraft.rewrite.encoding.schema import shape_of
 from egraft.rewrite.engine.export import EGraphArrays, export
@@ -110,13 +109,12 @@ def _unchanged(ops_in: int, times: dict[str, float], report: SaturationReport | 
     return RoundTrip(report, ops_in, report.enodes, 0, float("nan"), WriteBackStats(), times, written=False)
 
 
-def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | None = None,
+def optimize(op: Operation, schedule: Schedule | None = None,
              budget: Budget = Budget(), cost: CostModel | None = None,
              prepare: Callable[[EGraph], None] | None = None) -> RoundTrip:
-    """Rewrite the regions of ``op`` in place with ``rules`` (none: the identity round trip).
-
-    ``prepare(eg)`` may register rules that need the e-graph first (the rule compiler's
-    helper rulesets); ``rules`` are engine rules added as they are.
+    """Rewrite the regions of ``op`` in place with the rules ``prepare(eg)`` compiles into the
+    e-graph (``rewrite/rules/compile.py``: rules need the e-graph's schema to compile); without
+    ``prepare``, the identity round trip.
 
     ``budget.max_seconds`` is the wall time of the whole round trip: saturation stops early
     enough to leave time for export, extraction and write-back (``TAIL_PER_NODE``), and what
@@ -145,7 +143,6 @@ def optimize(op: Operation, rules: Sequence[Rule] = (), schedule: Schedule | Non
     eg = EGraph(low.schema)
     if prepare is not None:
         prepare(eg)
-    add_rules(eg, rules)
     # Ops that rules build but the input lacks: the write-back needs their shapes too.
     low.shapes.update({n: shape_of(d) for n in eg.schema.ops
                        if n not in low.shapes and (d := REGISTRY.lookup(n)) is not None})
