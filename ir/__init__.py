@@ -4,13 +4,13 @@
 2019's) into a module; `print_ir(op)` prints it back; `verify(op)` checks it.
 """
 
-from . import dialects  # noqa: F401  (registers the dialects)
-from .core import Block, BlockArgument, Builder, IRError, Operation, OpResult, Region, SymbolTable, Value
-from .diagnostics import Diagnostic, DiagnosticError
-from .parser import Parser, parse
-from .printer import Printer, print_ir
-from .registry import REGISTRY
-from .verifier import verify
+from egraft.ir import dialects  # noqa: F401  (registers the dialects)
+from egraft.ir.core.operation import Block, BlockArgument, Builder, IRError, Operation, OpResult, Region, SymbolTable, Value
+from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
+from egraft.ir.syntax.parser import Parser, parse
+from egraft.ir.syntax.printer import Printer, print_ir
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import verify
 
 __all__ = [
     "Block", "BlockArgument", "Builder", "Diagnostic", "DiagnosticError", "IRError", "Operation",

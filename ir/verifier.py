@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from .core import Block, BlockArgument, Operation, Region, Value
-from .diagnostics import Diagnostic, DiagnosticError
-from .opdef import OPTIONAL, SINGLE, VARIADIC, OpDef, Traits
+from egraft.ir.core.operation import Block, BlockArgument, Operation, Region, Value
+from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
+from egraft.ir.records.opdef import OPTIONAL, SINGLE, VARIADIC, OpDef, Traits
 
 
 def op_error(op: Operation, message: str) -> DiagnosticError:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from egraft.ir import Operation, Region
-from egraft.ir.opdef import Traits
+from egraft.ir.records.opdef import Traits
 
 
 def is_memory_effect_free(op: Operation) -> bool:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 
 from .canon_fold import (width, CMPI, CMPI_REFLEXIVE, FLOAT_BINARY, INT_BINARY, float_splat_bits, folder, int_splat,
                          typed_constant, unsigned)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from egraft.ir import affine as AF
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import affine as AF
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 
 from .canon_fold import INDEX_WIDTH, elements, wrap
 from .checks import is_constant, pred

@@ -28,7 +28,7 @@ driver (`passes/transforms/canonicalize.py`). Each is sound under the executor's
 
 from __future__ import annotations
 
-from egraft.ir.core import Operation, Value
+from egraft.ir.core.operation import Operation, Value
 from egraft.ir.dialects.tf_types import is_control
 
 

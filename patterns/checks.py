@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from egraft.ir import attributes as A
-from egraft.ir import types as T
-from egraft.ir.constraints import Constraint
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.records.constraints import Constraint
 
 from .dsl import expr
 from .rule import Check, ConstOf, TypeOf, Var

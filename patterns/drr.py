@@ -23,9 +23,9 @@ from typing import Any, Callable
 
 import attrs
 
-from egraft.ir import attributes as A
-from egraft.ir import types as T
-from egraft.ir.constraints import Constraint
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.records.constraints import Constraint
 
 from . import checks
 from .drr_names import (ATTR_CONSTRAINTS, CONSTANT_ATTR_TYPES, TYPE_CONSTRAINTS, TYPE_PREDICATES, known_cpred,

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from egraft.ir import constraints as C
-from egraft.ir import types as T
-from egraft.ir.opdef import SINGLE
-from egraft.ir.registry import REGISTRY
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.records.opdef import SINGLE
+from egraft.ir.records.registry import REGISTRY
 
 from . import checks
 from .rule import Check

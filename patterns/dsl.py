@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
-from egraft.ir import attributes as A
-from egraft.ir.constraints import Constraint
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.records.constraints import Constraint
+from egraft.ir.core.types import Type
 
 from .rule import (CheckLike, ConstOf, Either, Native, OpPat, Origin, ResultOf, Rule, RuleError, TypeOf, Var,
                    WILDCARD_NAME, caller_origin, walk_ops)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from egraft.ir import types as T
+from egraft.ir.core import types as T
 
 
 def concat_type(axis: int) -> Callable[..., T.Type | None]:

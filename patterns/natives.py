@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 
 from .fold_limits import allows
 from .rule import ConstOf, Native, TypeOf, Var

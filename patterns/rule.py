@@ -74,9 +74,9 @@ from typing import Any, Callable, Iterator, Union
 
 import attrs
 
-from egraft.ir.attributes import Attribute
-from egraft.ir.constraints import Constraint
-from egraft.ir.types import Type
+from egraft.ir.core.attributes import Attribute
+from egraft.ir.records.constraints import Constraint
+from egraft.ir.core.types import Type
 
 WILDCARD_NAME = "_"
 

@@ -13,8 +13,8 @@ division make false, and `x + 0.0` to x, which is false for x = -0.0.
 
 from __future__ import annotations
 
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 
 from .canon_fold import float_splat_bits
 from .checks import (element_type_is, float_element, has_rank, integer_element, is_splat, pred, same_type,

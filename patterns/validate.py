@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from egraft.ir import attributes as A
-from egraft.ir.opdef import SINGLE, OpDef
-from egraft.ir.registry import REGISTRY
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.records.opdef import SINGLE, OpDef
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.core.types import Type
 
 from .rule import (AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf, Rule, TypeOf, Var)
 

@@ -18,8 +18,9 @@ import random
 import sys
 import time
 
-from egraft.ir import attributes as A
-from egraft.ir import parse, types as T, verify
+from egraft.ir.core import attributes as A
+from egraft.ir import parse, verify
+from egraft.ir.core import types as T
 from egraft.patterns import op, rule, vars_
 from egraft.rewrite.rules.compile import compile_rules
 from egraft.rewrite.encoding.cost_models import IRCost

@@ -1,4 +1,4 @@
 """Dialect definitions; importing this package registers all of them."""
 
-from . import builtin, func, tfg, tf, tf_executor  # noqa: F401
-from . import arith, cf, memref, affine_ops, graybox  # noqa: F401
+from egraft.ir.dialects import builtin, func, tfg, tf, tf_executor  # noqa: F401
+from egraft.ir.dialects import arith, cf, memref, affine_ops, graybox  # noqa: F401

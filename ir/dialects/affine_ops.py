@@ -1,7 +1,7 @@
 """The affine dialect: loops, conditionals, accesses and index arithmetic
 whose bounds and subscripts are affine maps of dimension and symbol values.
 
-(`ir/affine.py` holds the expressions, maps and sets themselves; this module
+(`ir/core/affine.py` holds the expressions, maps and sets themselves; this module
 holds the ops.)  Custom forms print maps the way MLIR does: loop bounds as a
 constant or a lone SSA symbol when the map is that trivial, else `#map(...)[...]`
 with a `max`/`min` prefix for several results; subscripts inline over SSA
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..affine import AffineMap, Const, Dim, Symbol, parse_affine_expr, render
-from ..core import Operation, Region, Value
-from ..opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
-from ..registry import REGISTRY
-from ..verifier import op_error
-from .affine_rules import get_affine_scope, is_valid_affine_index_operand, is_valid_dim, is_valid_symbol
-from .func import print_return_like
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.affine import AffineMap, Const, Dim, Symbol, parse_affine_expr, render
+from egraft.ir.core.operation import Operation, Region, Value
+from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
+from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_affine_index_operand, is_valid_dim, is_valid_symbol
+from egraft.ir.dialects.func import print_return_like
 
 _SYMBOL_IDENTITY = A.AffineMapAttr(AffineMap(0, 1, [Symbol(0)]))
 

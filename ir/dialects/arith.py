@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation
-from ..opdef import CustomForm, OpDef, Traits
-from ..registry import REGISTRY
-from ..verifier import op_error
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import CustomForm, OpDef, Traits
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
 
 SignlessIntegerLike = C.shaped_or_scalar(C.SignlessIntegerOrIndex)
 FloatLike = C.shaped_or_scalar(C.AnyFloat)

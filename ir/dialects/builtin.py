@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from ..core import Block, Operation, Region
-from ..location import Location
-from ..opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
-from ..registry import REGISTRY
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core.operation import Block, Operation, Region
+from egraft.ir.core.location import Location
+from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.registry import REGISTRY
 
 
 def _parse_module(p, _):

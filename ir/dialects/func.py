@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation, Region
-from ..diagnostics import DiagnosticError
-from ..opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
-from ..registry import REGISTRY
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation, Region
+from egraft.ir.core.diagnostics import DiagnosticError
+from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.registry import REGISTRY
 
 
 # ------------------------------------------------------------------ signatures
@@ -176,7 +176,7 @@ def _verify_func(op: Operation) -> None:
 
 
 def _err(op: Operation, msg: str) -> DiagnosticError:
-    from ..verifier import op_error
+    from egraft.ir.verifier import op_error
 
     return op_error(op, msg)
 

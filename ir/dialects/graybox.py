@@ -16,13 +16,13 @@ see every memref a graybox touches on its operand list.
 
 from __future__ import annotations
 
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation
-from ..opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
-from ..registry import REGISTRY
-from ..verifier import op_error
-from .affine_rules import GRAYBOX, walk_affine
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
+from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
 
 
 def _parse_graybox(p, _):

@@ -10,15 +10,15 @@ of a single op.  Verification follows TensorFlow's rules and wording.
 
 from __future__ import annotations
 
-from .. import constraints as C
-from ..core import Operation, Region
-from ..opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
-from ..registry import REGISTRY
-from ..verifier import op_error
-from .tf_types import CONTROL, Control, is_control, verify_tf_executor_type
-from .tf_executor_cflow import (CONTROL_TRIGGER, ENTER, EXIT, LOOP_COND, MERGE, RECV, SEND, SINK, SOURCE, SWITCH,
+from egraft.ir.records import constraints as C
+from egraft.ir.core.operation import Operation, Region
+from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
+from egraft.ir.dialects.tf_types import CONTROL, Control, is_control, verify_tf_executor_type
+from egraft.ir.dialects.tf_executor_cflow import (CONTROL_TRIGGER, ENTER, EXIT, LOOP_COND, MERGE, RECV, SEND, SINK, SOURCE, SWITCH,
                                 SWITCH_N)
-from .tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, custom_error, ensure_terminator,
+from egraft.ir.dialects.tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, custom_error, ensure_terminator,
                                 finish_op, grouped_names, verify_body_block, verify_control_last)
 
 # ------------------------------------------------------------------ graph

@@ -7,14 +7,14 @@ TensorFlow's custom form, result names and verifier wording.
 
 from __future__ import annotations
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation
-from ..opdef import AttrDef, CustomForm, OpDef, Variadic
-from ..verifier import op_error
-from .tf_types import CONTROL, TOKEN, BoolTensor, Control, I32Tensor, Token, is_control
-from .tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR, IN_GRAPH, TENSOR_TYPES,
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, Variadic
+from egraft.ir.verifier import op_error
+from egraft.ir.dialects.tf_types import CONTROL, TOKEN, BoolTensor, Control, I32Tensor, Token, is_control
+from egraft.ir.dialects.tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR, IN_GRAPH, TENSOR_TYPES,
                                 custom_error, finish_op, grouped_names, print_name_operands,
                                 print_type_or_functional, single_type, verify_broadcastable,
                                 verify_control_last, verify_data_outputs, with_controls)

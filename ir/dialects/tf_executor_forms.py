@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import types as T
-from ..core import Operation, Region
-from ..diagnostics import DiagnosticError
-from ..opdef import CustomForm, Traits
-from ..verifier import op_diag, op_error
-from .tf_types import CONTROL, broadcast_compatible, is_control, is_ref
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation, Region
+from egraft.ir.core.diagnostics import DiagnosticError
+from egraft.ir.records.opdef import CustomForm, Traits
+from egraft.ir.verifier import op_diag, op_error
+from egraft.ir.dialects.tf_types import CONTROL, broadcast_compatible, is_control, is_ref
 
 GRAPH_OP = "tf_executor.graph"
 IN_GRAPH = Traits.HasParent((GRAPH_OP,))

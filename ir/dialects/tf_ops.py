@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation
-from ..opdef import AttrDef, CustomForm, OpDef, RegionDef, Trait, Traits, Variadic
-from .tf_types import BoolTensor, IndexTensor, ResourceTensor, TFTensor, drop_ref_and_subtypes
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, RegionDef, Trait, Traits, Variadic
+from egraft.ir.dialects.tf_types import BoolTensor, IndexTensor, ResourceTensor, TFTensor, drop_ref_and_subtypes
 
 # ------------------------------------------------------------------ the 2019 custom form
 
@@ -80,7 +80,7 @@ _COMMUTATIVE_BINARY = (Traits.Commutative, Traits.Pure, _SAME_ELEMENT)
 
 
 def _verify_same_element_types(op: Operation) -> None:
-    from ..verifier import op_error
+    from egraft.ir.verifier import op_error
 
     types = [drop_ref_and_subtypes(T.element_type(t)) for t in (*op.operand_types, *op.result_types)]
     if any(t is not types[0] for t in types[1:]):

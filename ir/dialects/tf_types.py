@@ -9,8 +9,8 @@ executor ops (Merge, Switch, Enter, Exit, _SwitchN) check their data against.
 
 from __future__ import annotations
 
-from .. import types as T
-from ..constraints import Constraint
+from egraft.ir.core import types as T
+from egraft.ir.records.constraints import Constraint
 
 # ------------------------------------------------------------------ tf_type
 
@@ -84,8 +84,8 @@ def verify_tf_type(body: str) -> str | list[str] | None:
 
 def _subtype_problem(params: str) -> str | None:
     """Why `params` is not a comma-separated list of TensorFlow tensor types."""
-    from ..diagnostics import DiagnosticError
-    from ..parser import Parser
+    from egraft.ir.core.diagnostics import DiagnosticError
+    from egraft.ir.syntax.parser import Parser
 
     p = Parser(params, "<subtypes>")
     try:

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .. import attributes as A
-from .. import constraints as C
-from .. import types as T
-from ..core import Operation, Region, SymbolTable
-from ..opdef import AttrDef, CustomForm, OpDef, RegionDef, Traits, Variadic, VARIADIC
-from ..verifier import op_error
-from .tfg_func import check_single_nonempty_block
-from .tfg_node import NODE_FORM, node_result_names, parse_optional_ref_list, write_operand_list
-from .tfg_types import (CONTROL, are_cast_compatible, func_attr_symbol, region_attrs,
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation, Region, SymbolTable
+from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, RegionDef, Traits, Variadic, VARIADIC
+from egraft.ir.verifier import op_error
+from egraft.ir.dialects.tfg_func import check_single_nonempty_block
+from egraft.ir.dialects.tfg_node import NODE_FORM, node_result_names, parse_optional_ref_list, write_operand_list
+from egraft.ir.dialects.tfg_types import (CONTROL, are_cast_compatible, func_attr_symbol, region_attrs,
                         split_data_control)
 
 TFG = "tfg"

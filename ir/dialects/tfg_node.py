@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Operation
-from ..opdef import CustomForm
-from .tfg_types import CONTROL, first_misplaced, split_data_control
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import CustomForm
+from egraft.ir.dialects.tfg_types import CONTROL, first_misplaced, split_data_control
 
 KEYWORD_ATTRS = (("device", "_mlir_device"), ("assigned_device", "_mlir_assigned_device"),
                  ("name", "_mlir_name"))

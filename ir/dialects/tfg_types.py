@@ -16,9 +16,9 @@ from typing import Sequence
 
 import attrs
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Value
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Value
 
 CONTROL = T.dialect_type("tf_type", "control")
 """The control token every TensorFlow node returns last."""
@@ -85,7 +85,7 @@ def _element_compatible(a: T.Type, b: T.Type) -> bool:
     pa, pb = _split_params(a.params), _split_params(b.params)
     if len(pa) != len(pb):
         return False
-    from ..parser import Parser
+    from egraft.ir.syntax.parser import Parser
 
     return all(are_cast_compatible(Parser(x).parse_type(), Parser(y).parse_type()) for x, y in zip(pa, pb))
 
@@ -122,7 +122,7 @@ def func_attr_symbol(attr: A.Attribute | None) -> A.SymbolRefAttr | None:
     """The callee of `#tf_type.func<@name, {attrs}>` (None if not a func attribute)."""
     if not is_dialect_attr(attr, "func"):
         return None
-    from ..parser import Parser
+    from egraft.ir.syntax.parser import Parser
 
     p = Parser(attr.params)  # type: ignore[union-attr]
     ref = p.parse_attribute()
@@ -142,7 +142,7 @@ class RegionAttrs:
 def region_attrs(attr: A.Attribute | None) -> RegionAttrs | None:
     if not is_dialect_attr(attr, "region_attrs"):
         return None
-    from ..parser import Parser
+    from egraft.ir.syntax.parser import Parser
 
     p = Parser(attr.params)  # type: ignore[union-attr]
     parts = [p.parse_attribute() for _ in range(3)]

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 
 from google.protobuf.message import Message
 
-from .equivalence import Options, diff_messages
-from .messages import GraphDef, coerce
-from .normalize import OpDefLookup, normalize_graphdef
+from egraft.ir.graphdef.equivalence import Options, diff_messages
+from egraft.ir.graphdef.messages import GraphDef, coerce
+from egraft.ir.graphdef.normalize import OpDefLookup, normalize_graphdef
 
 
 def _by_name(items: Iterable[Message], name_of, what: str,
@@ -58,7 +58,7 @@ def compare_graphdefs(expected: Message, actual: Message, *,
     TensorFlow's own GraphDef class.
     """
     if op_lookup is _BUNDLED:
-        from .op_registry import lookup_op
+        from egraft.ir.graphdef.op_registry import lookup_op
 
         op_lookup = lookup_op
     a = normalize_graphdef(coerce(expected, GraphDef), op_lookup)  # type: ignore[arg-type]

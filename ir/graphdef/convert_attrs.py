@@ -17,12 +17,12 @@ makes the GraphDef round trip exact.
 
 from __future__ import annotations
 
-from .. import attributes as A
-from .. import types as T
-from .convert_tensor import fill_tensor, tensor_attr
-from .convert_types import (ConversionError, dtype_to_type, fill_shape, shape_attr, shape_dims,
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.graphdef.convert_tensor import fill_tensor, tensor_attr
+from egraft.ir.graphdef.convert_types import (ConversionError, dtype_to_type, fill_shape, shape_attr, shape_dims,
                             type_to_dtype)
-from .messages import AttrValue, NameAttrList
+from egraft.ir.graphdef.messages import AttrValue, NameAttrList
 
 
 def string_attr(value: bytes) -> A.StringAttr:
@@ -97,7 +97,7 @@ def _as_bytes(value: str | bytes) -> bytes:
 
 def parse_func_attr(attr: A.DialectAttr) -> tuple[str, A.DictionaryAttr]:
     """The callee name and attributes of ``#tf_type.func<@name, {attrs}>``."""
-    from ..parser import Parser
+    from egraft.ir.syntax.parser import Parser
 
     p = Parser(attr.params)
     ref = p.parse_attribute()
@@ -117,7 +117,7 @@ def fill_func(attr: A.DialectAttr, out: NameAttrList) -> None:
 
 
 def _placeholder_name(attr: A.DialectAttr) -> str:
-    from ..parser import unescape
+    from egraft.ir.syntax.parser import unescape
 
     body = attr.params.strip()
     if not (body.startswith('"') and body.endswith('"')):

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import attributes as A
-from .. import types as T
-from .convert_types import ConversionError, dtype_to_type, fill_shape, type_to_dtype
-from .messages import DataType, TensorProto
-from .tensors import STORAGE, num_elements, tensor_payload
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, fill_shape, type_to_dtype
+from egraft.ir.graphdef.messages import DataType, TensorProto
+from egraft.ir.graphdef.tensors import STORAGE, num_elements, tensor_payload
 
 #: Tensors with at most this many elements are kept as value tuples (TF prints lists).
 SMALL = 16

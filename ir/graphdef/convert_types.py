@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from .. import attributes as A
-from .. import types as T
-from .messages import DataType, FullTypeDef, TensorShapeProto
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.graphdef.messages import DataType, FullTypeDef, TensorShapeProto
 from tensorboard.compat.proto import full_type_pb2
 
 _D = DataType

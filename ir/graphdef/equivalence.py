@@ -19,8 +19,8 @@ import numpy as np
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from .messages import DataType, TensorProto
-from .tensors import Payload, tensor_payload
+from egraft.ir.graphdef.messages import DataType, TensorProto
+from egraft.ir.graphdef.tensors import Payload, tensor_payload
 
 
 @dataclass(frozen=True)

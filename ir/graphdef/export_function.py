@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .. import attributes as A
-from .. import types as T
-from ..core import BlockArgument, Operation, OpResult, Value
-from ..dialects.tfg_types import CONTROL
-from .convert_attrs import attr_to_attr_value
-from .convert_types import ConversionError, element_dtype, parse_full_type, type_to_dtype
-from .export_graphdef import ExportFailure, NameTable, fill_node
-from .messages import FunctionDef, FunctionDefLibrary, OpDef
-from .op_registry import lookup_op
-from .signatures import output_types, segment_of
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import BlockArgument, Operation, OpResult, Value
+from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.graphdef.convert_attrs import attr_to_attr_value
+from egraft.ir.graphdef.convert_types import ConversionError, element_dtype, parse_full_type, type_to_dtype
+from egraft.ir.graphdef.export_graphdef import ExportFailure, NameTable, fill_node
+from egraft.ir.graphdef.messages import FunctionDef, FunctionDefLibrary, OpDef
+from egraft.ir.graphdef.op_registry import lookup_op
+from egraft.ir.graphdef.signatures import output_types, segment_of
 
 Lookup = Callable[[str], OpDef | None]
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .. import attributes as A
-from ..core import Operation, OpResult, Value
-from ..dialects.tfg_types import CONTROL
-from ..location import FusedLoc, NameLoc
-from .convert_attrs import attr_to_attr_value
-from .convert_types import ConversionError, parse_full_type
-from .errors import GraphDefError
-from .messages import GraphDef, NodeDef, OpDef
+from egraft.ir.core import attributes as A
+from egraft.ir.core.operation import Operation, OpResult, Value
+from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.core.location import FusedLoc, NameLoc
+from egraft.ir.graphdef.convert_attrs import attr_to_attr_value
+from egraft.ir.graphdef.convert_types import ConversionError, parse_full_type
+from egraft.ir.graphdef.errors import GraphDefError
+from egraft.ir.graphdef.messages import GraphDef, NodeDef, OpDef
 
 _KEYWORD_ATTRS = frozenset({"_mlir_name", "_mlir_device", "_mlir_assigned_device", "_mlir_fulltype"})
 _VERSION = re.compile(r"producer\s*=\s*(-?\d+)\s*,\s*min_consumer\s*=\s*(-?\d+)"
@@ -150,7 +150,7 @@ def _top_ops(top: Operation) -> list[Operation]:
 def export_graphdef(top: Operation, source: str = "<module>",
                     signatures: Callable[[str], OpDef | None] | None = None) -> GraphDef:
     """The GraphDef of a module holding a ``tfg.graph`` and ``tfg.func`` ops."""
-    from .export_function import export_function, library_lookup
+    from egraft.ir.graphdef.export_function import export_function, library_lookup
 
     out = GraphDef()
     ops = _top_ops(top)

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Block, Operation, Region, Value
-from ..dialects.tfg_types import CONTROL, OPAQUE_TENSOR
-from .convert_attrs import attr_value_to_attr
-from .convert_types import dtype_to_type, full_type_attr
-from .messages import FunctionDef
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Block, Operation, Region, Value
+from egraft.ir.dialects.tfg_types import CONTROL, OPAQUE_TENSOR
+from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
+from egraft.ir.graphdef.convert_types import dtype_to_type, full_type_attr
+from egraft.ir.graphdef.messages import FunctionDef
 
 if TYPE_CHECKING:
-    from .import_graphdef import Importer
+    from egraft.ir.graphdef.import_graphdef import Importer
 
 #: TF rejects output indices that do not fit its 32-bit vector sizes.
 _MAX_INDEX = 2**32 - 2
@@ -32,7 +32,7 @@ def is_generic(func: FunctionDef) -> bool:
 
 
 def generic_arg_attrs(arg) -> list[tuple[str, A.Attribute]]:
-    from .import_graphdef import handle_data_attr
+    from egraft.ir.graphdef.import_graphdef import handle_data_attr
 
     entries: list[tuple[str, A.Attribute]] = [("tfg.name", A.StringAttr(arg.name))]
     if arg.description:
@@ -52,7 +52,7 @@ def generic_arg_attrs(arg) -> list[tuple[str, A.Attribute]]:
 
 
 def _signature_attrs(importer: "Importer", func: FunctionDef) -> dict[str, A.Attribute]:
-    from .import_graphdef import ImportFailure
+    from egraft.ir.graphdef.import_graphdef import ImportFailure
 
     sig = func.signature
     if not sig.name:
@@ -104,7 +104,7 @@ class _Body:
         self.pending: list[Operation] = []
 
     def define(self, name: str, data: Value | None, control: Value) -> None:
-        from .import_graphdef import ImportFailure
+        from egraft.ir.graphdef.import_graphdef import ImportFailure
 
         if name in self.nodes:
             raise ImportFailure(f"Duplicated node (or function argument) with the same name: `{name}`"
@@ -112,7 +112,7 @@ class _Body:
         self.nodes[name] = (data, control)
 
     def resolve(self, ref: str) -> Value:
-        from .import_graphdef import ImportFailure
+        from egraft.ir.graphdef.import_graphdef import ImportFailure
 
         control = ref.startswith("^")
         body = ref[1:] if control else ref
@@ -147,7 +147,7 @@ class _Body:
 
 
 def convert_generic_function(importer: "Importer", func: FunctionDef) -> Operation:
-    from .import_graphdef import ImportFailure
+    from egraft.ir.graphdef.import_graphdef import ImportFailure
 
     sig = func.signature
     attrs = _signature_attrs(importer, func)

@@ -15,19 +15,19 @@ Every rejected input raises :class:`GraphDefError` naming the node or function.
 
 from __future__ import annotations
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Block, Operation, Region, Value
-from ..dialects.builtin import make_module
-from ..dialects.tfg_types import CONTROL
-from ..location import UNKNOWN, FusedLoc, Location, NameLoc
-from ..parser import gc_paused
-from .convert_attrs import attr_value_to_attr
-from .convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
-from .errors import GraphDefError
-from .messages import DataType, FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
-from .op_registry import lookup_op
-from .signatures import Segments, output_types, parse_tensor_name
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Block, Operation, Region, Value
+from egraft.ir.dialects.builtin import make_module
+from egraft.ir.dialects.tfg_types import CONTROL
+from egraft.ir.core.location import UNKNOWN, FusedLoc, Location, NameLoc
+from egraft.ir.syntax.parser import gc_paused
+from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
+from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
+from egraft.ir.graphdef.errors import GraphDefError
+from egraft.ir.graphdef.messages import DataType, FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
+from egraft.ir.graphdef.op_registry import lookup_op
+from egraft.ir.graphdef.signatures import Segments, output_types, parse_tensor_name
 
 
 class ImportFailure(Exception):
@@ -186,7 +186,7 @@ class Importer:
         return make_module(ops)
 
     def convert_function(self, func: FunctionDef) -> Operation:
-        from .import_generic import convert_generic_function, is_generic
+        from egraft.ir.graphdef.import_generic import convert_generic_function, is_generic
 
         name = func.signature.name
         try:

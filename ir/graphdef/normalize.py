@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .equivalence import Options, diff_messages
-from .messages import FunctionDef, GraphDef, NodeDef, OpDef
+from egraft.ir.graphdef.equivalence import Options, diff_messages
+from egraft.ir.graphdef.messages import FunctionDef, GraphDef, NodeDef, OpDef
 
 #: Finds the OpDef of a registered op by name, or None for unknown ops and functions.
 OpDefLookup = Callable[[str], OpDef | None]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from .messages import OpDef
+from egraft.ir.graphdef.messages import OpDef
 
 SNAPSHOT = Path(__file__).with_name("op_registry.json")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from .messages import OpDef, coerce
-from .normalize import OpDefLookup
+from egraft.ir.graphdef.messages import OpDef, coerce
+from egraft.ir.graphdef.normalize import OpDefLookup
 
 
 def tensorflow_op_lookup() -> OpDefLookup:

@@ -15,8 +15,8 @@ from typing import Literal
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError, EncodeError
 
-from .errors import GraphDefError
-from .messages import GraphDef
+from egraft.ir.graphdef.errors import GraphDefError
+from egraft.ir.graphdef.messages import GraphDef
 
 Format = Literal["binary", "text"]
 

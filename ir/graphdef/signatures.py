@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .. import attributes as A
-from .. import types as T
-from .convert_types import ConversionError, dtype_to_type
-from .messages import OpDef
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type
+from egraft.ir.graphdef.messages import OpDef
 
 #: (output arg name, first result index, number of results) per output arg.
 Segments = list[tuple[str, int, int]]
@@ -57,7 +57,7 @@ def output_types(op_def: OpDef, attrs: Mapping[str, A.Attribute]) -> tuple[list[
 
 
 def _ref_of(t: T.Type) -> T.Type:
-    from .convert_types import type_to_dtype
+    from egraft.ir.graphdef.convert_types import type_to_dtype
 
     dtype = type_to_dtype(t)
     return dtype_to_type(dtype + 100) if dtype < 100 else t
@@ -106,7 +106,7 @@ def derived_attrs(op_def: OpDef, attrs: Mapping[str, A.Attribute], operand_types
                   result_types: list[T.Type]) -> dict[str, A.Attribute]:
     """The type, number and type-list attributes an op's values imply but ``attrs``
     lacks (TF's MLIR leaves them out: ``tf.Const`` has no ``dtype``)."""
-    from .convert_types import ConversionError
+    from egraft.ir.graphdef.convert_types import ConversionError
 
     found: dict[str, A.Attribute] = {}
 
@@ -142,7 +142,7 @@ def derived_attrs(op_def: OpDef, attrs: Mapping[str, A.Attribute], operand_types
 
 
 def _unref(t: T.Type) -> T.Type:
-    from .convert_types import type_to_dtype
+    from egraft.ir.graphdef.convert_types import type_to_dtype
 
     dtype = type_to_dtype(t)
     return dtype_to_type(dtype - 100) if dtype > 100 else t

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .messages import DataType, TensorProto, TensorShapeProto
+from egraft.ir.graphdef.messages import DataType, TensorProto, TensorShapeProto
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import re
 import attrs
 
 from egraft.ir import Diagnostic
-from egraft.ir.location import SourceFile, SourcePos
+from egraft.ir.core.location import SourceFile, SourcePos
 
 _DESIGNATOR = re.compile(
     r"expected-(error|note|remark|warning)(-re)? *(@([+-][0-9]+|above|below|unknown))? *\{\{(.*)\}\}$")

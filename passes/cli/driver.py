@@ -19,8 +19,8 @@ from typing import Callable, TextIO
 import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError, Operation, print_ir, verify
-from egraft.ir.location import SourceFile, SourcePos
-from egraft.ir.parser import Parser
+from egraft.ir.core.location import SourceFile, SourcePos
+from egraft.ir.syntax.parser import Parser
 
 from egraft.passes.cli.diag_verifier import DiagnosticVerifier
 from egraft.passes.cli.formats import Format, PrintOptions

@@ -18,7 +18,7 @@ from egraft.ir import Diagnostic, DiagnosticError, Operation, verify
 from egraft.ir.graphdef import GraphDefError, format_pbtxt, parse_pb, parse_pbtxt
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.ir.location import FileLineColLoc, Location
+from egraft.ir.core.location import FileLineColLoc, Location
 
 from egraft.passes.tf.executor_to_tfg import executor_to_tfg
 from egraft.passes.cli.formats import FORMATS, Format, PrintOptions, register_format

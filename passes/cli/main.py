@@ -23,7 +23,7 @@ from typing import Callable, Sequence, TextIO
 import attrs
 
 from egraft.ir import REGISTRY, DiagnosticError
-from egraft.ir.deep import run_with_deep_stack
+from egraft.ir.core.deep import run_with_deep_stack
 
 from egraft.passes.cli.driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
 from egraft.passes.cli.formats import Format, PrintOptions, format_for
@@ -238,7 +238,7 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
         if output_file is not None:
             output_file.open()  # before any work, as mlir-opt opens its output
         # Parsing, passes and printing recurse once per nesting level: they run on a thread
-        # whose stack fits the deepest input the parser accepts (ir/deep.py).  The output
+        # whose stack fits the deepest input the parser accepts (ir/core/deep.py).  The output
         # file stays with this thread, which Ctrl-C interrupts, so it is always cleaned up.
         ok, output = run_with_deep_stack(_process, inv, data, filename, in_fmt, out_fmt, stderr)
         if output_file is None:  # stdout shows the chunks that succeeded, as mlir-opt does

@@ -23,7 +23,7 @@ import re
 import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError
-from egraft.ir.location import SourceFile, SourcePos
+from egraft.ir.core.location import SourceFile, SourcePos
 
 from egraft.passes.manager.pass_manager import OpPipeline
 from egraft.passes.manager.registry import PASSES, Pass, convert_option, options_of

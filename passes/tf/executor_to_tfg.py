@@ -20,8 +20,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir import Block, Operation, OpResult, Region, Value
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tf_types import CONTROL as EXEC_CONTROL
 from egraft.ir.dialects.tf_types import TOKEN
@@ -30,7 +30,7 @@ from egraft.ir.graphdef.convert_attrs import func_attr
 from egraft.ir.graphdef.messages import NameAttrList
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import derived_attrs
-from egraft.ir.location import NameLoc
+from egraft.ir.core.location import NameLoc
 
 from egraft.passes.tf.tf_io_options import parse_tensor, split_names
 from egraft.passes.tf.tfg_to_executor import EXECUTOR_OPS, ConversionError

@@ -21,8 +21,8 @@ import re
 from typing import Sequence
 
 from egraft.ir import Block, Operation, Region, Value
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tf_types import CONTROL as EXEC_CONTROL
 from egraft.ir.dialects.tf_types import TOKEN

@@ -25,7 +25,7 @@ from typing import Hashable
 import attrs
 
 from egraft.ir import Block, Operation, Region, Value
-from egraft.ir.location import UnknownLoc
+from egraft.ir.core.location import UnknownLoc
 
 from egraft.passes.ir_utils import erase_all, has_ssa_dominance, is_memory_effect_free, is_trivially_dead
 from egraft.passes.manager.registry import Pass, PassContext, register_pass

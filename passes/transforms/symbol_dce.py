@@ -19,7 +19,7 @@ from typing import Iterator
 import attrs
 
 from egraft.ir import Operation, SymbolTable
-from egraft.ir import attributes as A
+from egraft.ir.core import attributes as A
 
 from egraft.passes.ir_utils import erase_all
 from egraft.passes.manager.registry import Pass, PassContext, register_pass

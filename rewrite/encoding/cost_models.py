@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from egraft.ir import REGISTRY
-from egraft.ir.parser import Parser
-from egraft.ir.types import Type
+from egraft.ir.syntax.parser import Parser
+from egraft.ir.core.types import Type
 
 from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
 from egraft.rewrite.engine.export import EGraphArrays

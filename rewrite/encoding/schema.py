@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from egraft.ir import attributes as A
-from egraft.ir.opdef import SINGLE, OpDef
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.records.opdef import SINGLE, OpDef
+from egraft.ir.core.types import Type
 
 from egraft.rewrite.engine.termtable import I64_MAX, I64_MIN, OpSig, Payload, Schema
 

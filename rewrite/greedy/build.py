@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from egraft.ir import Builder, Operation, OpResult, Value
-from egraft.ir import attributes as A
-from egraft.ir.location import fuse
-from egraft.ir.opdef import SINGLE
-from egraft.ir.registry import REGISTRY
-from egraft.ir.types import Type, i32
+from egraft.ir.core import attributes as A
+from egraft.ir.core.location import fuse
+from egraft.ir.records.opdef import SINGLE
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.core.types import Type, i32
 from egraft.patterns.rule import Native, OpPat, ResultOf, Rule, RuleError, TypeOf, Var
 
 from egraft.rewrite.greedy.match import Match, NoValue, evaluate

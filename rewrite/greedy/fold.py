@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from egraft.ir import Operation, Value
-from egraft.ir.attributes import Attribute, DenseElementsAttr
-from egraft.ir.location import Location
-from egraft.ir.types import Type
+from egraft.ir.core.attributes import Attribute, DenseElementsAttr
+from egraft.ir.core.location import Location
+from egraft.ir.core.types import Type
 
 from egraft.rewrite.greedy.match import constant_attr
 

@@ -17,7 +17,7 @@ import itertools
 from typing import Any, Iterator
 
 from egraft.ir import Operation, OpResult, Value
-from egraft.ir.opdef import SINGLE
+from egraft.ir.records.opdef import SINGLE
 from egraft.patterns.rule import (WILDCARD_NAME, AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf,
                                   Rule, TypeOf, Var)
 

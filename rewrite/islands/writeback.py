@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from egraft.ir import Block, Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
-from egraft.ir.location import FusedLoc, Location
+from egraft.ir.core.location import FusedLoc, Location
 
 from egraft.rewrite.islands.facts import collect, graph_block_ops
 

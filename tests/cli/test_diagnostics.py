@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from egraft.ir import Diagnostic
-from egraft.ir.diagnostics import CONTEXT, MAX_SOURCE_LINE
-from egraft.ir.location import FileLineColLoc, SourceFile, SourcePos
+from egraft.ir.core.diagnostics import CONTEXT, MAX_SOURCE_LINE
+from egraft.ir.core.location import FileLineColLoc, SourceFile, SourcePos
 
 from .tool import run
 

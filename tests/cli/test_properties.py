@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import parse, verify
-from egraft.ir.deep import run_with_deep_stack
+from egraft.ir.core.deep import run_with_deep_stack
 from egraft.ir.graphdef import parse_pbtxt
 
 from .tool import run

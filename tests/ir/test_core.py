@@ -3,7 +3,7 @@
 import pytest
 
 from egraft.ir import Block, Builder, IRError, Operation, Region, parse, print_ir
-from egraft.ir import types as T
+from egraft.ir.core import types as T
 
 SRC = """
 func.func @f(%a: i32, %b: i32) -> i32 {

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import Block, DiagnosticError, Operation, Region, parse, print_ir, verify
-from egraft.ir import attributes as A
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 from egraft.ir.dialects.builtin import make_module
 
 SCALARS = [T.i1, T.i8, T.i32, T.i64, T.index, T.f16, T.bf16, T.f32, T.f64, T.IntegerType(16, "u"),

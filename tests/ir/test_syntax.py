@@ -3,7 +3,7 @@
 import pytest
 
 from egraft.ir import DiagnosticError, parse, print_ir
-from egraft.ir.floats import format_float
+from egraft.ir.core.floats import format_float
 
 
 def roundtrip(text: str, **kw) -> str:

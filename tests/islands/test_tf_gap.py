@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from egraft.ir import Operation, parse, print_ir
-from egraft.ir import attributes as A
+from egraft.ir.core import attributes as A
 from egraft.passes.tf.island_coarsening import coarsen
 from egraft.rewrite.islands.facts import collect, signatures
 

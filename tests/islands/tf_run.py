@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from egraft.ir import Operation
-from egraft.ir import attributes as A
+from egraft.ir.core import attributes as A
 from egraft.ir.graphdef.export_graphdef import export_graphdef
-from egraft.ir.location import FusedLoc, Location, NameLoc
+from egraft.ir.core.location import FusedLoc, Location, NameLoc
 from egraft.passes.tf.executor_to_tfg import executor_to_tfg
 from egraft.rewrite.islands.breakup import island_inputs, make_island
 

@@ -13,7 +13,7 @@ from egraft.passes import PASSES, Pass, PassContext, PassFailure, option, parse_
 from egraft.passes.cli.main import main
 from egraft.passes.transforms.cse import CSE
 from egraft.passes.transforms.dce import DCE
-from egraft.ir.diagnostics import DiagnosticError
+from egraft.ir.core.diagnostics import DiagnosticError
 
 
 def run_cli(argv: list[str], stdin: str = "") -> tuple[int, str, str]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from egraft.ir import parse, print_ir
-from egraft.ir import attributes as A
-from egraft.ir import constraints as C
-from egraft.ir import types as T
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
+from egraft.ir.core import types as T
 from egraft.patterns import Check, Either, Native, OpPat, ResultOf, Var
 from egraft.patterns.drr import import_drr
 from egraft.patterns.tablegen import parse_tablegen

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import Operation, parse, print_ir, verify
-from egraft.ir import attributes as A
-from egraft.ir import types as T
-from egraft.ir.location import FusedLoc, NameLoc
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.location import FusedLoc, NameLoc
 from egraft.patterns import (RuleError, is_splat, native, op, ref, rule, rule_set, vars_, zero_of)
 from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
 from egraft.rewrite.greedy.fold import FOLDERS, register_folder

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from egraft.ir import Operation, parse
-from egraft.ir import constraints as C
+from egraft.ir.records import constraints as C
 from egraft.patterns import (_, attr_is_splat, either, float_element, has_one_use, has_rank, integer_element, is_constant, is_splat,
                              op, pred, ref, rule, same_type, static_shape, type_of, var, vars_)
 from egraft.rewrite.greedy.match import Matcher

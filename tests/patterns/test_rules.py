@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from egraft.ir import attributes as A
-from egraft.ir import constraints as C
+from egraft.ir.core import attributes as A
+from egraft.ir.records import constraints as C
 from egraft.patterns import (AllOf, ConstOf, Either, Not, OpPat, ResultOf, Rule, RuleError, TypeOf, Var, _,
                              either, float_element, is_splat, op, pred, ref, register_rule_set, rule, rule_set,
                              rule_sets, rules_of, same_type, source_kinds, var, vars_, zero_of)

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from egraft.ir import parse, print_ir, verify
-from egraft.ir.location import FusedLoc
+from egraft.ir.core.location import FusedLoc
 from egraft.ir.semantics.interpreter import run_function
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline

@@ -5,8 +5,8 @@ import textwrap
 import pytest
 
 from egraft.ir import DiagnosticError, parse, print_ir, verify
-from egraft.ir.affine import Dim, Symbol
-from egraft.ir.dialects.affine_rules import get_enclosing_affine_graybox, walk_affine
+from egraft.ir.core.affine import Dim, Symbol
+from egraft.ir.dialects.affine_dims import get_enclosing_affine_graybox, walk_affine
 
 
 @pytest.mark.parametrize("expr, text", [

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.peer, needs_shared]
 FILES = ("tf_executor_ops.mlir", "tf_executor_ops_invalid.mlir", "tf_executor_ops_printer.mlir")
 
 # Printed f32 constants whose spelling differs from MLIR's (APFloat's digit
-# generation is not reproduced exactly by ir/floats.py): (model, differing lines).
+# generation is not reproduced exactly by ir/core/floats.py): (model, differing lines).
 FLOAT_SPELLING_LINES = {"mobilenetv2.elided.mlir": 20, "bert4.elided.mlir": 10, "cflow_v1.mlir": 0}
 
 

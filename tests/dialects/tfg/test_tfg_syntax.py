@@ -125,7 +125,7 @@ def test_functional_op_signature_checks_name_the_callee():
     ("!tf_type.tensor", "tensor<i32>", False),
 ])
 def test_cast_compatibility(a, b, ok):
-    from egraft.ir.parser import Parser
+    from egraft.ir.syntax.parser import Parser
 
     assert are_cast_compatible(Parser(a).parse_type(), Parser(b).parse_type()) is ok
     assert OPAQUE_TENSOR is Parser("!tfg.tensor").parse_type()
