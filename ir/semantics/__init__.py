@@ -1,6 +1,6 @@
-"""A reference interpreter for egraft's IR, random inputs for it, and a soundness harness.
+"""A reference interpreter for egraft's IR and random inputs for it.
 
-    from egraft.ir.semantics import run_function, inputs_for, assert_rule_sound
+    from egraft.ir.semantics import run_function, inputs_for
     results = run_function(module, [np.int32(3), np.float32(1.5)])
 
 `interpreter.py` is the core (an evaluator table and the block walker);
@@ -8,19 +8,20 @@
 and `tf_array.py` register the semantics of their ops; `values.py` maps IR
 types to numpy storage and models memory and undefined behaviour;
 `inputs.py` draws random inputs (hypothesis); `compare.py` says when two runs
-agree; `soundness.py` checks rules and pipelines.  See docs/semantics.md.
+agree.  The soundness harness that runs rules and passes against this
+interpreter sits above them, in `egraft.passes.soundness`; this package
+imports nothing outside `egraft.ir`.  See docs/semantics.md.
 """
 
-from . import dialects  # noqa: F401  (fills the evaluator table)
-from .compare import DEFAULT_TOLERANCE, Tolerance, differences
-from .inputs import element_strategy, inputs_for, value_for_type, values_for_types
-from .interpreter import EVALUATORS, Interpreter, Outcome, coverage, evaluator, execute, run_function
-from .soundness import UnsoundRewrite, assert_pass_sound, assert_rule_sound, check_agreement
-from .values import CONTROL, MemRef, Undefined, Unsupported, attribute_value, storage_dtype
+from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
+from egraft.ir.semantics.compare import DEFAULT_TOLERANCE, Tolerance, UnsoundRewrite, check_agreement, differences
+from egraft.ir.semantics.inputs import element_strategy, inputs_for, value_for_type, values_for_types
+from egraft.ir.semantics.interpreter import EVALUATORS, Interpreter, Outcome, coverage, evaluator, execute, run_function
+from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, attribute_value, storage_dtype
 
 __all__ = [
-    "CONTROL", "DEFAULT_TOLERANCE", "EVALUATORS", "Tolerance", "UnsoundRewrite", "assert_pass_sound",
-    "assert_rule_sound", "check_agreement", "differences", "Interpreter", "MemRef", "Outcome", "Undefined", "Unsupported", "attribute_value",
+    "CONTROL", "DEFAULT_TOLERANCE", "EVALUATORS", "Tolerance", "UnsoundRewrite",
+    "check_agreement", "differences", "Interpreter", "MemRef", "Outcome", "Undefined", "Unsupported", "attribute_value",
     "coverage", "element_strategy", "evaluator", "execute", "inputs_for", "run_function", "storage_dtype",
     "value_for_type", "values_for_types",
 ]

@@ -16,11 +16,11 @@ from typing import Sequence
 
 import numpy as np
 
-from .. import affine as AF
-from ..core import Operation
-from .interpreter import Interpreter, evaluator
-from .memref import index_tuple
-from .values import Undefined
+from egraft.ir.core import affine as AF
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import Interpreter, evaluator
+from egraft.ir.semantics.memref import index_tuple
+from egraft.ir.semantics.values import Undefined
 
 
 def eval_expr(e: AF.AffineExpr, dims: Sequence[int], syms: Sequence[int]) -> int:

@@ -1,5 +1,8 @@
 """When do two runs agree?  The comparison the soundness harness applies.
 
+`check_agreement(before, after, inputs, ...)` runs two programs on the same
+inputs and raises `UnsoundRewrite` unless they agree as follows:
+
 * Integers and bools: equal element for element (wrap-around included).
 * Floats, exact mode (rules that claim to preserve every bit): each element
   has the same bit pattern, or both are NaN (NaN payloads are not specified
@@ -19,7 +22,9 @@ from typing import Any, Sequence
 import attrs
 import numpy as np
 
-from .values import MemRef
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import execute
+from egraft.ir.semantics.values import MemRef, Undefined
 
 
 @attrs.frozen
@@ -87,3 +92,24 @@ def differences(expected: Sequence[Any], actual: Sequence[Any], exact: bool = Tr
         if why is not None:
             out.append(f"value #{i}: {why}")
     return out
+
+
+class UnsoundRewrite(AssertionError):
+    """A rewrite changed what a program computes on some input."""
+
+
+def check_agreement(before: Operation, after: Operation, inputs: list[Any], exact: bool,
+                    tol: Tolerance | None, name: str | None = None) -> bool:
+    """Compare one run; False when the original is undefined on `inputs` (nothing to check)."""
+    try:
+        expected = execute(before, inputs, name).observable()
+    except Undefined:
+        return False
+    try:
+        actual = execute(after, inputs, name).observable()
+    except Undefined as e:
+        raise UnsoundRewrite(f"the rewritten program is undefined where the original is not: {e}") from e
+    diffs = differences(expected, actual, exact, tol)
+    if diffs:
+        raise UnsoundRewrite("results differ: " + "; ".join(diffs))
+    return True

@@ -10,9 +10,9 @@ with deadness for those.
 
 from __future__ import annotations
 
-from ..core import Operation
-from .interpreter import Interpreter, evaluator
-from .values import CONTROL, Unsupported
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import Interpreter, evaluator
+from egraft.ir.semantics.values import CONTROL, Unsupported
 
 
 @evaluator("tf_executor.graph")

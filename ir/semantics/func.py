@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core import Operation
-from .interpreter import Interpreter, Jump, evaluator, lookup_symbol
-from .values import Undefined
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import Interpreter, Jump, evaluator, lookup_symbol
+from egraft.ir.semantics.values import Undefined
 
 
 @evaluator("func.return", "affine.yield", "tf.Yield", "tf_executor.yield", "tf_executor.fetch")

@@ -19,10 +19,10 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from .. import types as T
-from ..core import Operation
-from .interpreter import find_function
-from .values import MemRef, Unsupported, storage_dtype, wrap
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import find_function
+from egraft.ir.semantics.values import MemRef, Unsupported, storage_dtype, wrap
 
 DimSource = Callable[[], st.SearchStrategy[int]]
 

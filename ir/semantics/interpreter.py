@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..core import Block, Operation, Region, SymbolTable, Value
-from .values import CONTROL, MemRef, Undefined, Unsupported, check_value
+from egraft.ir.core.operation import Block, Operation, Region, SymbolTable, Value
+from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, check_value
 
 Evaluator = Callable[["Interpreter", Operation, list[Any]], Any]
 
@@ -182,7 +182,7 @@ def execute(top: Operation, inputs: Sequence[Any], name: str | None = None) -> O
     `values.py`) and `MemRef`s for memrefs; they are copied first, so the
     caller's inputs are never mutated.  Raises `Undefined` when the program's
     behaviour is undefined on the input, `Unsupported` for ops without semantics."""
-    from . import dialects  # noqa: F401  (fills the evaluator table)
+    from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
 
     func = find_function(top, name)
     args = snapshot(inputs)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import types as T
-from ..core import Operation
-from .interpreter import Interpreter, evaluator
-from .values import MemRef, Undefined
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import Interpreter, evaluator
+from egraft.ir.semantics.values import MemRef, Undefined
 
 
 def index_tuple(args: list) -> tuple[int, ...]:

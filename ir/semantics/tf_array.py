@@ -12,12 +12,12 @@ import math
 
 import numpy as np
 
-from .. import types as T
-from ..core import Operation
-from .arith import int_to_float
-from .interpreter import Interpreter, evaluator
-from .tf_math import broadcast, result_dtype
-from .values import Undefined, attribute_value, to_ints, wrap
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.arith import int_to_float
+from egraft.ir.semantics.interpreter import Interpreter, evaluator
+from egraft.ir.semantics.tf_math import broadcast, result_dtype
+from egraft.ir.semantics.values import Undefined, attribute_value, to_ints, wrap
 
 
 def _ints(x: np.ndarray) -> list[int]:

@@ -16,11 +16,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Operation
-from .interpreter import Interpreter, evaluator
-from .values import Undefined, Unsupported, storage_dtype
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Operation
+from egraft.ir.semantics.interpreter import Interpreter, evaluator
+from egraft.ir.semantics.values import Undefined, Unsupported, storage_dtype
 
 
 def result_dtype(op: Operation, i: int = 0) -> np.dtype:

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 from egraft.ir import parse, print_ir
 from egraft.ir.semantics.inputs import argument_types, values_for_types
-from egraft.ir.semantics.soundness import check_agreement
+from egraft.ir.semantics import check_agreement
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.rewrite.engine.egraph import EGraph

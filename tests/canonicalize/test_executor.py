@@ -1,4 +1,4 @@
-"""tf_executor canonicalization (`patterns/canon_executor.py`): values are preserved (interpreter),
+"""tf_executor canonicalization (`rewrite/structural/executor.py`): values are preserved (interpreter),
 and ops whose control output may carry deadness something observes are kept."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from egraft.ir import parse, print_ir
-from egraft.ir.semantics.soundness import assert_pass_sound
+from egraft.passes.soundness import assert_pass_sound
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
 

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import strategies as st
 
 from egraft.ir import parse, print_ir
-from egraft.ir import types as T
+from egraft.ir.core import types as T
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
-from egraft.ir.semantics.soundness import UnsoundRewrite, assert_pass_sound, assert_rule_sound
+from egraft.ir.semantics import UnsoundRewrite
+from egraft.passes.soundness import assert_pass_sound, assert_rule_sound
 from egraft.patterns import rule_set
 
 CANONICAL_SETS = ("arith-canonical", "tf-canonical")
@@ -180,8 +181,8 @@ def test_affine_apply_composes_into_load_and_store(driver: str) -> None:
 
 
 def test_compose_operand_maps() -> None:
-    from egraft.ir import affine as AF
-    from egraft.patterns.canon_affine import compose_operand
+    from egraft.ir.core import affine as AF
+    from egraft.patterns.memref_affine_rules import compose_operand
 
     d0, d1, s0 = AF.Dim(0), AF.Dim(1), AF.Symbol(0)
     outer = AF.AffineMap(2, 1, [d0 + 1, d1 + s0])

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import parse, print_ir
-from egraft.ir import attributes as A
-from egraft.ir.semantics.soundness import check_agreement
+from egraft.ir.core import attributes as A
+from egraft.ir.semantics import check_agreement
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.patterns.canon_fold import CMPI, FLOAT_BINARY, INT_BINARY
@@ -155,7 +155,7 @@ def test_folds_over_the_element_limit_are_refused_with_the_reason(driver: str) -
 
 
 def test_numpy_fold_keeps_splats_when_elementwise() -> None:
-    from egraft.ir import types as T
+    from egraft.ir.core import types as T
 
     big = T.RankedTensorType((1 << 30,), T.i32)
     add = fold("add", np.add, "a", "b", elementwise=True)

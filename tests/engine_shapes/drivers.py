@@ -36,7 +36,7 @@ import egraft.passes  # noqa: F401  (registers the passes)
 from egraft.ir import Operation, parse, print_ir, verify
 from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
 from egraft.ir.semantics.interpreter import Interpreter, find_function, snapshot
-from egraft.ir.semantics.soundness import check_agreement
+from egraft.ir.semantics import check_agreement
 from egraft.ir.semantics.values import MemRef, Undefined
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import OpPipeline, parse_pipeline
@@ -167,7 +167,7 @@ def stays_finite(module: Operation, inputs: list[Any]) -> bool:
 def random_inputs(types: list[Any], seed: int) -> list[np.ndarray]:
     """One seeded value per argument type: floats of mixed magnitudes with random mantissas,
     integers uniform over their whole range, booleans fair."""
-    from egraft.ir import types as T
+    from egraft.ir.core import types as T
     from egraft.ir.semantics.values import storage_dtype
 
     rng = np.random.default_rng(seed)

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from egraft.ir import parse
 from egraft.ir.semantics.inputs import argument_types, values_for_types
-from egraft.ir.semantics.soundness import UnsoundRewrite
+from egraft.ir.semantics import UnsoundRewrite
 from egraft.patterns import RuleSet, op, rule, var
 
 from tests.strategies.graph_shapes import F32, FAMILIES, I32, Choices, Motif, Program, Ty, build, programs
@@ -35,10 +35,7 @@ INPUTS_PER_PROGRAM = 2  # each: one input from the harness's strategy, one from 
 #: (family, engine) pairs left out while a bug found there is open; each has a strict-xfail
 #: regression test in test_regressions.py that starts passing (and so fails) when the bug is
 #: fixed, which is the signal to delete the entry here.
-OPEN_BUGS: dict[tuple[str, str], str] = {
-    ("cfg", "egraph"): "S1: the e-graph drivers lower only a function's entry block "
-                       "(test_regressions.py::test_multiblock_function)",
-}
+OPEN_BUGS: dict[tuple[str, str], str] = {}
 
 
 def driver_family_pairs() -> list[tuple[Driver, str]]:

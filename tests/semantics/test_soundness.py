@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import strategies as st
 
-from egraft.ir import types as T
+from egraft.ir.core import types as T
 
-from egraft.ir.semantics import assert_pass_sound, assert_rule_sound
+from egraft.passes.soundness import assert_pass_sound, assert_rule_sound
 from egraft.patterns import float_element, integer_element, is_splat, op, rule, var
 from egraft.patterns.natives import zero_of
 from egraft.patterns.tf_rules import CANONICAL
@@ -53,15 +53,15 @@ def test_rule_introducing_undefined_behaviour_is_refuted():
 
 
 def _pred(name: str):
-    from egraft.ir import attributes as A
-    from egraft.ir import types as T
+    from egraft.ir.core import attributes as A
+    from egraft.ir.core import types as T
     from egraft.ir.dialects.arith import CMPI_PREDICATES
 
     return A.IntegerAttr(CMPI_PREDICATES.index(name), T.i64)
 
 
 def _true():
-    from egraft.ir import attributes as A
+    from egraft.ir.core import attributes as A
 
     return A.TRUE
 

@@ -22,14 +22,16 @@ import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from .. import attributes as A
-from .. import types as T
-from ..core import Block, Operation, Value
-from ..dialects.arith import _i1_like
-from ..registry import REGISTRY
-from .inputs import array_strategy, value_for_type
-from .interpreter import Interpreter
-from .values import storage_dtype
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Block, Operation, Value
+from egraft.ir.dialects.arith import _i1_like
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.semantics.inputs import array_strategy, value_for_type
+from egraft.ir.semantics.interpreter import Interpreter
+from egraft.ir.semantics.values import storage_dtype
+from egraft.patterns.rule import AllOf, AnyOf, Check, CheckLike, ConstOf, Either, Not, Operand, OpPat, ResultOf, Rule, Var
+from egraft.patterns.validate import source_kinds
 
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
 TF_ELEMENTS = (T.f32, T.f64, T.f16, T.i32, T.i64, T.i8, T.i1)
@@ -78,13 +80,11 @@ _TF_RESULT_ELEMENTS = {"tf.Shape": T.i32, "tf.Size": T.i32, "tf.Rank": T.i32, "t
                        "tf.NotEqual": T.i1}
 
 
-def const_vars(rule: Any) -> dict[str, Any]:
+def const_vars(rule: Rule) -> dict[str, Any]:
     """Variables the `where` clause reads as constants -> the splat value asked for (None: any)."""
-    from egraft.patterns.rule import AllOf, AnyOf, Check, ConstOf, Not
-
     found: dict[str, Any] = {}
 
-    def visit(c: Any) -> None:
+    def visit(c: CheckLike) -> None:
         if isinstance(c, Check):
             for a in c.args:
                 if isinstance(a, ConstOf):
@@ -102,13 +102,13 @@ def const_vars(rule: Any) -> dict[str, Any]:
 class Instance:
     """Builds one function from a rule's roots; `draw` is hypothesis's."""
 
-    def __init__(self, rule: Any, draw: Callable, base: T.Type, tf: bool) -> None:
+    def __init__(self, rule: Rule, draw: Callable, base: T.Type, tf: bool) -> None:
         self.rule = rule
         self.draw = draw
         self.base = base
         self.tf = tf
         self.block = Block()
-        self.vars: dict[str, Any] = {}
+        self.vars: dict[str, Value | list[Value] | A.Attribute] = {}  # bound pattern names
         self.consts = const_vars(rule)
         self.probe = Interpreter(check_types=False)  # values for result shapes
 
@@ -149,10 +149,9 @@ class Instance:
 
     # ------------------------------------------------------------ the pattern
 
-    def value(self, pat: Any, user: str | None = None, slot: int = 0, first: Value | None = None) -> Any:
+    def value(self, pat: Operand, user: str | None = None, slot: int = 0,
+              first: Value | None = None) -> Value | list[Value]:
         """The IR value(s) standing for one operand pattern."""
-        from egraft.patterns.rule import Either, OpPat, ResultOf, Var
-
         if isinstance(pat, OpPat):
             return self.op(pat).results[0]
         if isinstance(pat, ResultOf) and isinstance(pat.op, OpPat):
@@ -169,7 +168,7 @@ class Instance:
             self.vars[pat.name] = made
         return made
 
-    def leaf(self, pat: Any, user: str | None, slot: int, first: Value | None) -> Any:
+    def leaf(self, pat: Var, user: str | None, slot: int, first: Value | None) -> Value | list[Value]:
         shape_slot = _SHAPE_OPERANDS.get(user or "")
         if self.tf and shape_slot is not None and first is not None and shape_slot[0] in (slot, -1):
             dims = first.type.shape if isinstance(first.type, T.RankedTensorType) else ()
@@ -185,11 +184,9 @@ class Instance:
         return self.argument(t)
 
     def kinds(self) -> dict[str, str]:
-        from egraft.patterns.validate import source_kinds
-
         return source_kinds(self.rule)
 
-    def op(self, pat: Any) -> Operation:
+    def op(self, pat: OpPat) -> Operation:
         opdef = REGISTRY.lookup(pat.name)
         operands: list[Value] = []
         groups = []
@@ -209,9 +206,7 @@ class Instance:
         self.infer_by_running(op, bool(types))
         return op
 
-    def attribute(self, op_name: str, name: str, v: Any) -> A.Attribute:
-        from egraft.patterns.rule import Var
-
+    def attribute(self, op_name: str, name: str, v: Var | A.Attribute) -> A.Attribute:
         if not isinstance(v, Var):
             return v
         if v.name in self.vars:
@@ -314,7 +309,7 @@ def base_types(draw: Callable, tf: bool) -> T.Type:
 
 
 @st.composite
-def rule_instances(draw: Callable, rule: Any, types: st.SearchStrategy[T.Type] | None = None) -> Operation:
+def rule_instances(draw: Callable, rule: Rule, types: st.SearchStrategy[T.Type] | None = None) -> Operation:
     """A module with one function `@rule` whose body is the rule's source pattern."""
     tf = any(op.name.startswith("tf.") for op in rule.source_ops())
     base = draw(types if types is not None else base_types(tf))
