@@ -17,9 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from egraft.ir import Block, BlockArgument, Operation, OpResult, Region, Value
-from egraft.ir import attributes as A
-from egraft.ir.opdef import SINGLE, OpDef
-from egraft.ir.types import Type
+from egraft.ir.effects import has_side_effects
+from egraft.ir.core import attributes as A
+from egraft.ir.records.opdef import SINGLE, OpDef
+from egraft.ir.core.types import Type
 
 from egraft.rewrite.encoding.schema import CAT, CHUNK, OpShape, attr_shape, new_schema, shape_of
 from egraft.rewrite.engine.termtable import Payload, Schema, TermTable
@@ -43,6 +44,8 @@ class Lowered:
     types: dict[int, Type]                    # Type node -> type
     position: dict[Operation, int]            # original op -> index in its block
     shapes: dict[str, OpShape] = field(default_factory=dict)
+    block_index: dict[int, int] = field(default_factory=dict)  # rid -> its block, in multi-block root regions
+    root_region: list[int] = field(default_factory=list)       # root node -> index of its root region
 
     @property
     def root_nodes(self) -> list[int]:
@@ -64,6 +67,10 @@ class _Lowerer:
         self.values: dict[Value, int] = {}
         self.fwd_node: dict[Value, int] = {}
         self.pending: dict[Value, int] = {}    # forward-referenced value -> its Fwd id
+        # Values of one block of a multi-block root region used in another: their Fwd node
+        # and defining block (docs/encoding.md, "Regions with several blocks").
+        self.cross: dict[Value, tuple[int, Block]] = {}
+        self.block: Block | None = None        # the block being lowered
         self.singles: dict[OpDef, bool] = {}  # opdef -> all its operands are single
         self.heads_memo: dict[tuple, tuple[int, int, int]] = {}
 
@@ -132,6 +139,10 @@ class _Lowerer:
     # ------------------------------------------------------------ values
 
     def value(self, v: Value) -> int:
+        if self.cross:
+            crossing = self.cross.get(v)
+            if crossing is not None and crossing[1] is not self.block:
+                return crossing[0]
         n = self.values.get(v)
         if n is not None:
             return n
@@ -159,7 +170,39 @@ class _Lowerer:
     def region(self, region: Region) -> int:
         if not region.blocks:
             return self.shared("NoReg")
-        block = region.blocks[0]
+        return self.block_reg(region, region.blocks[0])
+
+    def blocks(self, region: Region) -> list[int]:
+        """A root region of several blocks: one ``Reg`` node per block.
+
+        A value a block defines and another block uses is one of the defining block's
+        targets; the uses see a ``Fwd`` node that stands for it, so the e-graph does not
+        merge it with the other block's terms, and the write-back materialises it in the
+        block that defines it (which dominates its uses).
+        """
+        home = {b: b for b in region.blocks}
+        exported: dict[Block, list[Value]] = {b: [] for b in region.blocks}
+        for b in region.blocks:
+            for op in b:
+                for inner in (op.walk() if op.regions else (op,)):
+                    for v in inner.operands:
+                        if v in self.cross:
+                            continue
+                        d = _top_block(v, home)
+                        if d is not None and d is not b:
+                            uid = len(self.out.fwd)
+                            self.out.fwd.append((-1, -1))
+                            self.cross[v] = (self.node("Fwd", (self.type(v.type),), uid), d)
+                            exported[d].append(v)
+        regs = []
+        for k, b in enumerate(region.blocks):
+            regs.append(self.block_reg(region, b, exported[b]))
+            self.out.block_index[int(self.col_payload[regs[-1]])] = k  # type: ignore[arg-type]
+        return regs
+
+    def block_reg(self, region: Region, block: Block, exported: Sequence[Value] = ()) -> int:
+        """The ``Reg`` node of ``block`` (the only block of ``region`` unless ``exported`` is given)."""
+        outer, self.block = self.block, block
         rid = len(self.out.regions)
         self.out.regions.append(region)
         args = []
@@ -176,6 +219,10 @@ class _Lowerer:
             if op is last and op.opdef is not None and "Terminator" in op.opdef.trait_kinds:
                 term = node
         targets = self.resolve_forward(block, rid)
+        for v in exported:
+            self.out.fwd[int(self.col_payload[self.cross[v][0]])] = (rid, len(targets))  # type: ignore[arg-type]
+            targets.append(self.value(v))
+        self.block = outer
         return self.node("Reg", (self.list("Vals", args, shared=True), term, eff,
                                  self.list("Vals", targets)), rid)
 
@@ -224,7 +271,7 @@ class _Lowerer:
                 kids = self.operand_groups(opdef, op) + list(heads) + regs + ([eff] if effectful else [])
                 node = self.node(opdef.name, kids)
             else:
-                effectful = opdef is None or not opdef.is_pure
+                effectful = has_side_effects(op)
                 vals = self.list("Vals", [self.value(v) for v in op.operands])
                 kids = [vals, *heads, self.node("Regs", regs)] + ([eff] if effectful else [])
                 node = self.node("Generic" if effectful else "GenericPure", kids, op.name)
@@ -283,10 +330,30 @@ def lower(root: Operation, schema: Schema | None = None) -> Lowered:
     constructors are added to it as ops are met.
     """
     low = _Lowerer(root, schema)
-    low.out.table.roots = [low.region(r) for r in root.regions]
+    for k, r in enumerate(root.regions):
+        regs = low.blocks(r) if len(r.blocks) > 1 else [low.region(r)]
+        low.out.table.roots.extend(regs)
+        low.out.root_region.extend([k] * len(regs))
     if low.pending:
         raise ValueError(f"{len(low.pending)} value(s) used but never defined under {root.name}")
     return low.finish()
+
+
+def _top_block(v: Value, home: dict[Block, Block]) -> Block | None:
+    """The block of ``home`` whose ops define ``v`` (directly or nested), if any.
+
+    ``home`` maps blocks already seen to their top block and learns the ones it climbs through."""
+    block = v.parent_block
+    path = []
+    while block is not None and block not in home:
+        path.append(block)
+        op = block.parent_op
+        block = op.parent if op is not None else None
+    top = home.get(block) if block is not None else None
+    for b in path:
+        if top is not None:
+            home[b] = top
+    return top
 
 
 def _definer(v: Value) -> Operation | None:

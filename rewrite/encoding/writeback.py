@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from egraft.ir import Block, BlockArgument, Operation, OpResult, Region, Value
-from egraft.ir import attributes as A
-from egraft.ir.location import fuse
-from egraft.ir.parser import Parser
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.core.location import fuse
+from egraft.ir.syntax.parser import Parser
+from egraft.ir.core.types import Type
 
 from egraft.rewrite.encoding.schema import CAT, op_name_of
 from egraft.rewrite.engine.export import EGraphArrays
@@ -356,8 +356,15 @@ class _Writer:
         arg_classes = self.items(args_c)
         arg_nodes = [self.node(k) for k in arg_classes]
         orig_args = [self.low.bargs[int(p)] for n, p, _ in arg_nodes if n == "BArg"]  # type: ignore[arg-type]
-        block = region.blocks[0] if region.blocks else None
-        if block is None or len(orig_args) != len(arg_nodes) or orig_args != block.args:
+        index = self.low.block_index.get(rid)
+        if index is not None:
+            # A block of a multi-block root region: successors name it, so it stays, and
+            # so do its arguments (a class holding one is that argument, whatever else
+            # extraction chose for it).
+            block = region.blocks[index]
+        else:
+            block = region.blocks[0] if region.blocks else None
+        if index is None and (block is None or len(orig_args) != len(arg_nodes) or orig_args != block.args):
             block = Block([self.type(k[0]) for _, _, k in arg_nodes])
             region.blocks[:] = []
             region.add_block(block)
@@ -556,7 +563,9 @@ def _write_back(low: Lowered, g: EGraphArrays, base: int, choice: np.ndarray) ->
     root = low.root
     before = [op for op in root.walk() if op is not root]
     w = _Writer(low, g, base, choice)
-    regions = [w.region(w.tc[r], None, root, i) for i, r in enumerate(low.root_nodes)]
+    regions: dict[int, Region] = {}
+    for r, k in zip(low.root_nodes, low.root_region):
+        regions.setdefault(k, w.region(w.tc[r], None, root, k))
     w.resolve_forward_refs()
     for ctx in w.ctxs:
         ctx.block.extend(ctx.placed + ([ctx.terminator] if ctx.terminator is not None else []))
@@ -565,8 +574,8 @@ def _write_back(low: Lowered, g: EGraphArrays, base: int, choice: np.ndarray) ->
         for op in ctx.block.ops:
             op.detach()
         ctx.block.extend(ordered + ([ctx.terminator] if ctx.terminator is not None else []))
-    root.regions = tuple(regions)
-    for r in regions:
+    root.regions = tuple(regions[k] for k in range(len(regions)))
+    for r in root.regions:
         r.parent = root
     w.locations()
     _rebuild_uses(root, before)

@@ -40,8 +40,6 @@ def check_case(case: str, pass_text: str, examples: int = 30) -> None:
     run()
 
 
-@pytest.mark.xfail(strict=True, reason="S1: e-graph drivers lower only the entry block; write-back drops "
-                                       "values the other blocks use (rewrite/encoding/lower.py Lowering.region)")
 @pytest.mark.parametrize("pass_text", ["canonicalize", "eqsat{rules=none}"])
 def test_multiblock_function(pass_text: str) -> None:
     check_case("multiblock_branch.mlir", pass_text)
