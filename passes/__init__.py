@@ -6,11 +6,10 @@ Subpackages: ``manager`` (the pass registry, textual pipelines, the pass manager
 `egraft-opt` command line: files, formats, diagnostics). This package may import everything
 below it (``egraft.ir``, ``egraft.patterns``, ``egraft.rewrite``).
 
-Importing this package registers the built-in passes by name.
+The built-in passes need no import here: ``PASSES`` imports a pass's module when the pass
+is first named (``passes/manager/registry.py``, from the generated ``pass_index.py``).
 """
 
-from egraft.passes.transforms import apply_rules, canonicalize, cse, dce, eqsat, symbol_dce  # noqa: F401
-from egraft.passes.tf import break_up_islands, functional_to_executor, graph_pruning, island_coarsening  # noqa: F401
 from egraft.passes.manager.pass_manager import OpPipeline, PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.passes.manager.registry import PASSES, Pass, PassContext, PassFailure, option, register_pass

@@ -1,5 +1,7 @@
-"""The pass machinery: passes as small attrs classes in a registry (``registry``), MLIR's
-textual pipelines (``pipeline``), the op-anchored pass manager (``pass_manager``), the budgets
-of the rewriting passes (``limits``) and the pass reference generated from the registry (``docs``).
-May import ``egraft.ir`` only.
+"""The pass machinery: passes as small attrs classes in a registry that imports each pass's
+module on first use (``registry``, reading the generated ``pass_index``), MLIR's textual
+pipelines (``pipeline``), the op-anchored pass manager (``pass_manager``), the budgets of the
+rewriting passes (``limits``), and the generated files: the pass reference rendered for
+docs/passes.md (``docs``) and the discovery that writes both (``regenerate``).
+May import ``egraft.ir`` only (``regenerate`` imports every pass module, by name, to discover them).
 """

@@ -16,15 +16,22 @@ Field `max_iterations` is spelled `max-iterations` in pipelines and on the
 command line, as MLIR spells its options.  Keeping the option declarations
 on the class (rather than in a parallel table) means `--help`, the pipeline
 parser and the docs cannot disagree about what a pass accepts.
+
+The registry (`PASSES`) finds a built-in pass's module in the generated index
+(`pass_index.py`) and imports it on first use: nothing lists the pass modules
+by hand, and a run imports only the passes it names.
 """
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from typing import Any, Callable, ClassVar, TypeVar
 
 import attrs
 
 from egraft.ir import Diagnostic, Operation
+from egraft.passes.manager.pass_index import PASS_MODULES
 
 
 class PassFailure(Exception):
@@ -158,14 +165,65 @@ def convert_option(opt: PassOption, text: str | None) -> Any:
     return text
 
 
-PASSES: dict[str, type[Pass]] = {}
+class PassRegistry(Mapping[str, type[Pass]]):
+    """The passes by name, each module imported when its pass is first asked for.
+
+    A pass module registers its class when imported (`register_pass`).  Which module
+    holds which built-in pass is read from the generated index (`pass_index.py`,
+    written by `python -m egraft.passes.manager.regenerate`), so no list of imports is
+    kept by hand and `egraft-opt -cse` imports only `cse.py`.  Looking a name up imports
+    its module; iterating (`--help`, the docs) imports every indexed module first.
+    Passes registered from elsewhere (tests) join the same mapping.
+    """
+
+    def __init__(self, index: Mapping[str, str]) -> None:
+        self._index = dict(index)  # pass name -> module that registers it
+        self._classes: dict[str, type[Pass]] = {}
+
+    def add(self, cls: type[Pass]) -> None:
+        """Register `cls` under its NAME; a name taken (or indexed for another module) is an error."""
+        owner = self._index.get(cls.NAME, cls.__module__)
+        if not cls.NAME or cls.NAME in self._classes or owner != cls.__module__:
+            raise ValueError(f"pass {cls.__name__} needs a unique NAME (got {cls.NAME!r})")
+        self._classes[cls.NAME] = cls
+
+    def __getitem__(self, name: str) -> type[Pass]:
+        cls = self._classes.get(name)
+        if cls is None and name in self._index:
+            importlib.import_module(self._index[name])
+            cls = self._classes.get(name)
+            if cls is None:
+                raise LookupError(f"{self._index[name]} does not register pass '{name}': the pass index "
+                                  f"is stale, run `python -m egraft.passes.manager.regenerate`")
+        if cls is None:
+            raise KeyError(name)
+        return cls
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes or name in self._index
+
+    def registered(self) -> dict[str, type[Pass]]:
+        """The passes registered so far, without importing any module."""
+        return dict(self._classes)
+
+    def _load_all(self) -> dict[str, type[Pass]]:
+        for name in self._index:
+            self[name]
+        return self._classes
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._load_all()))
+
+    def __len__(self) -> int:
+        return len(self._load_all())
+
+
+PASSES = PassRegistry(PASS_MODULES)
 
 P = TypeVar("P", bound=type[Pass])
 
 
 def register_pass(cls: P) -> P:
     """Class decorator: make a pass available by its NAME (pipelines and CLI flags)."""
-    if not cls.NAME or cls.NAME in PASSES:
-        raise ValueError(f"pass {cls.__name__} needs a unique NAME (got {cls.NAME!r})")
-    PASSES[cls.NAME] = cls
+    PASSES.add(cls)
     return cls
