@@ -26,10 +26,16 @@ INDEX = Path(pass_index.__file__)
 PASSES_DIR = Path(__file__).resolve().parents[1]  # egraft/passes
 
 
+def _fail(package: str) -> None:
+    """A subpackage that does not import is an error, not a subpackage without passes
+    (pkgutil would skip it silently and the index would lose its passes)."""
+    raise ImportError(f"cannot import {package} to discover its passes")
+
+
 def discover() -> dict[str, type[Pass]]:
     """The passes the modules under egraft/passes register (by name, sorted); passes
     registered from elsewhere (tests) are not built-in and are left out."""
-    for module in pkgutil.walk_packages([str(PASSES_DIR)], "egraft.passes."):
+    for module in pkgutil.walk_packages([str(PASSES_DIR)], "egraft.passes.", onerror=_fail):
         importlib.import_module(module.name)
     return {name: cls for name, cls in sorted(PASSES.registered().items())
             if cls.__module__.startswith("egraft.passes.")}
