@@ -18,16 +18,17 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))  # the repo: tests/
 
 from dags import random_arith_dag  # noqa: E402
 
-from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules  # noqa: E402
-from egraft.rewrite.engine.egglog_rules import add_rules  # noqa: E402
 from egraft.rewrite.engine.egraph import EGraph  # noqa: E402
 from egraft.rewrite.engine.export import export  # noqa: E402
 from egraft.rewrite.engine.extract import OpCost, extract, root_classes  # noqa: E402
 from egraft.rewrite.engine.load import load_table  # noqa: E402
 from egraft.rewrite.engine.saturate import phased, saturate  # noqa: E402
+
+from tests.rewrite.arith_workload import EXPAND, SIMPLIFY, add_arith_rules  # noqa: E402
 
 COSTS = OpCost({"Mul": 4.0, "Add": 2.0, "Sub": 2.0, "Neg": 1.0, "Const": 1.0, "Var": 1.0})
 
@@ -36,7 +37,7 @@ def run(n: int, rounds: int, passes: int, ilp: bool, ilp_limit: float = 120.0) -
     table = random_arith_dag(n, seed=n)
     t0, cpu0 = time.perf_counter(), time.process_time()
     eg = EGraph(table.schema)
-    add_rules(eg, arith_rules())
+    add_arith_rules(eg)
     loaded = load_table(eg, table)
     t1 = time.perf_counter()
     report = saturate(eg, phased(SIMPLIFY, EXPAND, rounds=rounds))

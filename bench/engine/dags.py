@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import random
 
-from egraft.rewrite.arith import arith_schema
 from egraft.rewrite.engine.termtable import Payload, TermTable
+
+from tests.rewrite.arith_workload import arith_schema
 
 
 def random_arith_dag(n: int, seed: int = 0) -> TermTable:

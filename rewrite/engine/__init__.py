@@ -4,9 +4,14 @@ Nothing here knows egraft's IR: a :class:`Schema` declares the sorts and constru
 :class:`TermTable` is the input, an :class:`Extraction` the output. It imports only egglog and
 numpy (and scipy for the exact ILP extraction that measures the heuristic's gap).
 
+Rules arrive compiled, as egglog ``rule`` commands (:func:`rule_command`) in rulesets the
+e-graph declares: the one rule model is the rule language's ``Rule`` (``egraft.patterns``),
+compiled above this layer by ``egraft.rewrite.rules`` because its meaning depends on the IR
+encoding (see ``egraph.py``).
+
 Typical use (see docs/engine.md)::
 
-    eg = EGraph(schema); add_rules(eg, rules)
+    eg = EGraph(schema); compile_rules(eg, rules)     # egraft.rewrite.rules.compile
     loaded = load_table(eg, table)
     report = saturate(eg, phased("simplify", "expand"), Budget(max_enodes=10**6))
     g = export(eg)
@@ -14,8 +19,7 @@ Typical use (see docs/engine.md)::
 """
 
 
-from egraft.rewrite.engine.egglog_rules import Bind, Guard, P, Prim, Rule, RuleError, V, add_rules
-from egraft.rewrite.engine.egraph import EGraph
+from egraft.rewrite.engine.egraph import EGraph, rule_command
 from egraft.rewrite.engine.export import EGraphArrays, export
 from egraft.rewrite.engine.extract import CostModel, Extraction, FnCost, OpCost, dag_cost, extract, root_classes
 from egraft.rewrite.engine.load import Loaded, load_table
@@ -23,8 +27,7 @@ from egraft.rewrite.engine.saturate import Budget, Phase, SaturationReport, Sche
 from egraft.rewrite.engine.termtable import OpSig, Schema, TermTable, structural_ids
 
 __all__ = [
-    "Bind", "Budget", "CostModel", "EGraph", "EGraphArrays", "Extraction", "FnCost", "Guard",
-    "Loaded", "OpCost", "OpSig", "P", "Phase", "Prim", "Rule", "RuleError", "SaturationReport",
-    "Schedule", "Schema", "TermTable", "V", "add_rules", "dag_cost", "export", "extract",
-    "load_table", "phased", "root_classes", "saturate", "structural_ids",
+    "Budget", "CostModel", "EGraph", "EGraphArrays", "Extraction", "FnCost", "Loaded", "OpCost", "OpSig",
+    "Phase", "SaturationReport", "Schedule", "Schema", "TermTable", "dag_cost", "export", "extract",
+    "load_table", "phased", "root_classes", "rule_command", "saturate", "structural_ids",
 ]

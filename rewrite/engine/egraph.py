@@ -3,8 +3,15 @@
 The rest of the engine talks to egglog only through this class: it owns the
 bindings-level ``EGraph`` (the high-level API costs ~170 µs per term, see
 docs/engine.md), declares sorts and constructors once, declares the per-arity
-constructors of variadic ops on demand, and hands out fresh term-table ids so
-several tables can be loaded into one e-graph without clashing.
+constructors of variadic ops on demand, declares rulesets, and hands out fresh
+term-table ids so several tables can be loaded into one e-graph without clashing.
+
+Rules reach the engine compiled: egglog ``rule`` commands (:func:`rule_command`) in
+rulesets declared here (:meth:`EGraph.ruleset_commands`). The engine has no rule model
+of its own: the one rule model is the rule language's ``Rule`` (``egraft.patterns``),
+whose meaning depends on the IR encoding (op records, operand groups, oracles) that sits
+above this IR-agnostic layer, so it is compiled above it (``rewrite/rules/compile.py``;
+the relational rules of analyses by ``rewrite/rules/relational.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +38,14 @@ def egglog_string(text: str) -> str:
     escaped = (text.replace("\\", "\\\\").replace('"', '\\"')
                .replace("\n", "\\n").replace("\t", "\\t"))
     return f'"{escaped}"'
+
+
+def rule_command(query: Iterable[str], actions: Iterable[str], ruleset: str, name: str) -> str:
+    """One egglog ``rule`` command in ``ruleset`` (declared with :meth:`EGraph.ruleset_commands`).
+
+    ``name`` is what the saturation report counts matches by (egglog's ``:name``)."""
+    return (f"(rule ({' '.join(query)}) ({' '.join(actions)}) "
+            f":ruleset {names.ruleset(ruleset)} :name {egglog_string(name)})")
 
 
 @functools.cache
@@ -67,8 +82,7 @@ class EGraph:
         self.raw = bindings().EGraph()
         self.next_id = 0
         self.loads = 0
-        self.rules: dict[str, str] = {}  # rule name -> ruleset
-        self.rulesets: dict[str, list[str]] = {}  # ruleset -> rule names
+        self.rulesets: dict[str, list[str]] = {}  # ruleset -> names of the rules compiled into it
         self.oracle_table: object | None = None  # rewrite/rules/oracles.py's OracleTable, made on first use
         self._ctors: dict[str, tuple[str, int | None]] = {}  # egglog name -> (op, arity or None)
         self._names: dict[tuple[str, int | None], str] = {}  # and back
@@ -79,6 +93,14 @@ class EGraph:
         for sig in schema.ops.values():
             if not sig.variadic:
                 self.ensure_ctor(sig.name, len(sig.children))
+
+    def ruleset_commands(self, ruleset: str) -> list[str]:
+        """The command declaring ``ruleset`` the first time it is named, none after: the
+        schedule (saturate.py) refers to rulesets by the names declared here."""
+        if ruleset in self.rulesets:
+            return []
+        self.rulesets[ruleset] = []
+        return [f"(ruleset {names.ruleset(ruleset)})"]
 
     def ctor_key(self, op: str, arity: int) -> tuple[str, int | None]:
         """Which egglog constructor stands for ``op`` with ``arity`` children."""

@@ -31,12 +31,12 @@ from typing import Any
 import attrs
 
 from egraft.ir import REGISTRY, Operation
-from egraft.ir import attributes as A
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.core.types import Type
 from egraft.patterns.rule import Check, ConstOf, Either, Native, OpPat, ResultOf, Rule, TypeOf, Var
 
 from egraft.rewrite.engine import names
-from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.egraph import EGraph, egglog_string, rule_command
 from egraft.rewrite.encoding.schema import CHUNK, OpShape, shape_of
 from egraft.rewrite.rules.oracles import Oracle, OracleUnsupported, attr_term, oracle_table, type_term
 
@@ -306,10 +306,8 @@ class _RuleCompiler:
             types_var = self.op_info[root][1][0]
             for i, value in enumerate(values):
                 actions.append(f"(union ({self.ctor('Res')} {i} {root}) {self.result(value, types_var)})")
-        rs, join_rs = names.ruleset(ruleset), names.ruleset(join_ruleset)
         if not self.requests:
-            return [f"(rule ({' '.join(self.atoms)}) ({' '.join(actions)}) :ruleset {join_rs} "
-                    f":name {egglog_string(name)})"]
+            return [rule_command(self.atoms, actions, join_ruleset, name)]
         # Staged: the source pattern is joined once, into a relation of its matches; the
         # requests and the rewrite read that relation and the answers. Repeating the whole
         # pattern in every request and in the rewrite made each of them a large join that
@@ -322,15 +320,13 @@ class _RuleCompiler:
         cols = [v for v in dict.fromkeys(_VAR.findall(" ".join(self.atoms))) if v in used]
         sorts = _var_sorts(self.eg, self.atoms)
         match = f"M{next(_MATCH_IDS)}"
-        head = " ".join([f"({match} {' '.join(cols)})", *live])
+        found = f"({match} {' '.join(cols)})"
+        head = [found, *live]
         out = [f"(relation {match} ({' '.join(sorts[v] for v in cols)}))",
-               f"(rule ({' '.join(self.atoms)}) (({match} {' '.join(cols)})) :ruleset {join_rs} "
-               f":name {egglog_string(name + '=match')})"]
-        out += [f"(rule ({head} {' '.join(self.answers[:known])}) ({request}) "
-                f":ruleset {rs} :name {egglog_string(f'{name}?{i}')})"
+               rule_command(self.atoms, [found], join_ruleset, name + "=match")]
+        out += [rule_command([*head, *self.answers[:known]], [request], ruleset, f"{name}?{i}")
                 for i, (known, request) in enumerate(self.requests)]
-        return out + [f"(rule ({head} {' '.join(self.answers)}) ({' '.join(actions)}) :ruleset {rs} "
-                      f":name {egglog_string(name)})"]
+        return out + [rule_command([*head, *self.answers], actions, ruleset, name)]
 
 
 def _parse(text: str) -> list[Any]:
@@ -406,11 +402,10 @@ def _either_choices(rule: Rule) -> list[Rule]:
 
 def _helpers(ruleset: str) -> list[str]:
     """``DictHas d name attr`` for every entry of every attribute dictionary."""
-    rs = names.ruleset(ruleset)
     cons = names.ctor("DCons", None)
-    return [f"(rule ((= ?d ({cons} ?n ?a ?r))) ((DictHas ?d ?n ?a)) :ruleset {rs} :name \"dict-has-head@{ruleset}\")",
-            f"(rule ((= ?d ({cons} ?n ?a ?r)) (DictHas ?r ?m ?b)) ((DictHas ?d ?m ?b)) "
-            f":ruleset {rs} :name \"dict-has-tail@{ruleset}\")"]
+    return [rule_command([f"(= ?d ({cons} ?n ?a ?r))"], ["(DictHas ?d ?n ?a)"], ruleset, f"dict-has-head@{ruleset}"),
+            rule_command([f"(= ?d ({cons} ?n ?a ?r))", "(DictHas ?r ?m ?b)"], ["(DictHas ?d ?m ?b)"], ruleset,
+                         f"dict-has-tail@{ruleset}")]
 
 
 def ops_present(op: Operation) -> set[str]:
@@ -452,17 +447,13 @@ def compile_rules(eg: EGraph, rules: Iterable[Rule]) -> Compiled:
         except UnsupportedRule as why:
             out.skipped[rule.name] = str(why)
             continue
-        if ruleset not in eg.rulesets:
-            eg.rulesets[ruleset] = []
-            commands += [f"(ruleset {names.ruleset(ruleset)})", *_helpers(ruleset),
-                         *oracle_table(eg).helpers(ruleset)]
-        if join_ruleset not in eg.rulesets:
-            eg.rulesets[join_ruleset] = []
-            commands.append(f"(ruleset {names.ruleset(join_ruleset)})")
+        declared = eg.ruleset_commands(ruleset)
+        if declared:
+            commands += [*declared, *_helpers(ruleset), *oracle_table(eg).helpers(ruleset)]
+        commands += eg.ruleset_commands(join_ruleset)
         for i, text in enumerate(texts):
             name = rule.name if len(texts) == 1 else f"{rule.name}#{i}"
             commands += text
-            eg.rules[name] = ruleset
             eg.rulesets[ruleset].append(name)
             out.rules.setdefault(ruleset, []).append(name)
         commands += oracle_table(eg).constant_classes(ruleset, (p.name for p in rule.source_ops()))

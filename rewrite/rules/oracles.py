@@ -37,13 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from egraft.ir import REGISTRY
-from egraft.ir import attributes as A
-from egraft.ir.parser import Parser
-from egraft.ir.types import Type
+from egraft.ir.core import attributes as A
+from egraft.ir.syntax.parser import Parser
+from egraft.ir.core.types import Type
 from egraft.patterns.rule import AllOf, AnyOf, Check, ConstOf, Native, Not, TypeOf, Var
 
 from egraft.rewrite.engine import names
-from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.egraph import EGraph, egglog_string, rule_command
 from egraft.rewrite.encoding.schema import CAT, attr_shape, shape_of
 from egraft.rewrite.encoding.lower import Lowered
 from egraft.rewrite.engine.load import Loaded
@@ -229,9 +229,9 @@ class OracleTable:
                 continue
             self.eg.schema.add(shape.sig)
             ctor = self.eg.ensure_ctor(opdef.name, len(shape.sig.children))
-            out.append(f"(rule ((= ?o ({ctor} ?t ?p ?a)) (DictHas ?p \"value\" ?v)) "
-                       f"((ConstVal ({self.eg.ensure_ctor('Res', 1)} 0 ?o) ?v)) "
-                       f":ruleset {names.ruleset(ruleset)} :name \"const-val-{opdef.name}@{ruleset}\")")
+            out.append(rule_command([f"(= ?o ({ctor} ?t ?p ?a))", '(DictHas ?p "value" ?v)'],
+                                    [f"(ConstVal ({self.eg.ensure_ctor('Res', 1)} 0 ?o) ?v)"], ruleset,
+                                    f"const-val-{opdef.name}@{ruleset}"))
         return out
 
     def constant_classes(self, ruleset: str, ops: Iterable[str]) -> list[str]:
@@ -257,9 +257,9 @@ class OracleTable:
                 continue
             self.pruned.add((ruleset, op))
             kids = " ".join(f"?k{i}" for i in range(len(shape.sig.children)))
-            out.append(f"(rule ((= ?o ({self.eg.ensure_ctor(op, len(shape.sig.children))} {kids})) "
-                       f"(= ?v ({res} ?i ?o)) (ConstVal ?v ?c)) ((subsume ({res} ?i ?o))) "
-                       f":ruleset {names.ruleset(ruleset)} :name \"constant-class-{op}@{ruleset}\")")
+            out.append(rule_command([f"(= ?o ({self.eg.ensure_ctor(op, len(shape.sig.children))} {kids}))",
+                                     f"(= ?v ({res} ?i ?o))", "(ConstVal ?v ?c)"], [f"(subsume ({res} ?i ?o))"],
+                                    ruleset, f"constant-class-{op}@{ruleset}"))
         return out
 
     # ------------------------------------------------------------ answering

@@ -5,14 +5,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules, arith_schema
-from egraft.rewrite.engine.egglog_rules import add_rules
 from egraft.rewrite.engine.egraph import EGraph
 from egraft.rewrite.engine.export import export
 from egraft.rewrite.engine.extract import FnCost, OpCost, dag_cost, extract, post_order, root_classes
 from egraft.rewrite.engine.load import load_table
 from egraft.rewrite.engine.saturate import Budget, phased, saturate
 from egraft.rewrite.engine.termtable import TermTable
+
+from tests.rewrite.arith_workload import EXPAND, SIMPLIFY, add_arith_rules, arith_schema
 
 COSTS = OpCost({"Mul": 4.0, "Add": 2.0, "Sub": 2.0, "Neg": 1.0, "Const": 1.0, "Var": 1.0})
 
@@ -37,7 +37,7 @@ def arith_dags(draw, max_nodes: int = 30) -> TermTable:
 
 def saturated(table: TermTable, rounds: int = 2):
     eg = EGraph(table.schema)
-    add_rules(eg, arith_rules())
+    add_arith_rules(eg)
     base = load_table(eg, table).base
     saturate(eg, phased(SIMPLIFY, EXPAND, rounds=rounds), Budget(max_enodes=3000))
     g = export(eg)

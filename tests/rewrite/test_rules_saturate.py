@@ -1,9 +1,7 @@
-"""Rules compile, type-check and fire; the saturation report and budgets tell the truth."""
+"""Compiled rules fire; the saturation report and budgets tell the truth."""
 
 import pytest
 
-from egraft.rewrite.arith import EXPAND, SIMPLIFY, arith_rules, arith_schema
-from egraft.rewrite.engine.egglog_rules import Bind, Guard, P, Prim, Rule, RuleError, V, add_rules
 from egraft.rewrite.engine.egraph import EGraph
 from egraft.rewrite.engine.export import export
 from egraft.rewrite.engine.extract import OpCost, extract, root_classes
@@ -11,12 +9,17 @@ from egraft.rewrite.engine.load import load_table
 from egraft.rewrite.engine.saturate import Budget, Phase, Schedule, phased, saturate
 from egraft.rewrite.engine.termtable import TermTable
 
+from tests.rewrite.arith_workload import EXPAND, SIMPLIFY, add_arith_rules, arith_schema
+
 SIMPLIFY_ONLY = Schedule((Phase((SIMPLIFY,), saturate=True),))
 
 
 def engine(table: TermTable, rules=None) -> tuple[EGraph, int]:
     eg = EGraph(table.schema)
-    add_rules(eg, arith_rules() if rules is None else rules)
+    if rules is None:
+        add_arith_rules(eg)
+    else:
+        add_arith_rules(eg, rules)
     return eg, load_table(eg, table).base
 
 
@@ -98,26 +101,16 @@ def test_back_off_bans_are_reported_and_block_saturation_claims():
     assert report.banned and report.stop == "rounds"
 
 
-def test_rule_errors_name_the_rule():
-    x = V("x")
-    bad = [Rule("unknown-op", P("Frob", (x,)), x),
-           Rule("unbound", P("Neg", (x,)), V("y")),
-           Rule("arity", P("Add", (x,)), x),
-           Rule("clash", P("Add", (x, P("Const", payload=x))), x),
-           Rule("payload-missing", P("Const"), P("Const", payload=0))]
-    for rule in bad:
-        with pytest.raises(RuleError, match=rule.name):
-            add_rules(EGraph(arith_schema()), [rule])
+def test_rulesets_are_declared_once_and_schedules_name_only_declared_ones():
     eg = EGraph(arith_schema())
-    add_rules(eg, [Rule("dup", P("Neg", (x,)), x)])
-    with pytest.raises(RuleError, match="twice"):
-        add_rules(eg, [Rule("dup", P("Neg", (x,)), x)])
+    assert eg.ruleset_commands("r") == ["(ruleset RS_r)"] and eg.ruleset_commands("r") == []
+    add_arith_rules(eg)
+    with pytest.raises(KeyError, match=r"unknown ruleset 'r2'.*'expand', 'r', 'simplify'"):
+        saturate(eg, Schedule((Phase(("r2",)),)))
 
 
 def test_guards_and_payload_bindings_compile_and_fire():
-    a, b, c = V("a"), V("b"), V("c")
-    rule = Rule("sub-const-pos", P("Sub", (P("Const", payload=a), P("Const", payload=b))),
-                P("Const", payload=c), (Guard(Prim(">", (a, b))), Bind(c, Prim("-", (a, b)))), "s")
+    rule = ("sub-const-pos", "s", "(Sub (Const ?a) (Const ?b))", "(Const ?c)", ("(> ?a ?b)", "(= ?c (- ?a ?b))"))
     t = TermTable(arith_schema())
     t.add_root(t.add("Sub", (t.add("Const", payload=7), t.add("Const", payload=2))))
     t.add_root(t.add("Sub", (t.add("Const", payload=2), t.add("Const", payload=7))))

@@ -5,8 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from egraft.rewrite.engine import names
-from egraft.rewrite.arith import arith_schema
 from egraft.rewrite.engine.termtable import OpSig, Schema, TermTable, structural_ids
+
+from tests.rewrite.arith_workload import arith_schema
 
 
 def test_add_checks_children_sorts_and_payloads():
