@@ -15,6 +15,7 @@ from google.protobuf.message import Message
 from egraft.ir.graphdef.equivalence import Options, diff_messages
 from egraft.ir.graphdef.messages import GraphDef, coerce
 from egraft.ir.graphdef.normalize import OpDefLookup, normalize_graphdef
+from egraft.ir.graphdef.op_registry import lookup_op
 
 
 def _by_name(items: Iterable[Message], name_of, what: str,
@@ -58,8 +59,6 @@ def compare_graphdefs(expected: Message, actual: Message, *,
     TensorFlow's own GraphDef class.
     """
     if op_lookup is _BUNDLED:
-        from egraft.ir.graphdef.op_registry import lookup_op
-
         op_lookup = lookup_op
     a = normalize_graphdef(coerce(expected, GraphDef), op_lookup)  # type: ignore[arg-type]
     b = normalize_graphdef(coerce(actual, GraphDef), op_lookup)  # type: ignore[arg-type]

@@ -23,6 +23,8 @@ from egraft.ir.graphdef.convert_tensor import fill_tensor, tensor_attr
 from egraft.ir.graphdef.convert_types import (ConversionError, dtype_to_type, fill_shape, shape_attr, shape_dims,
                             type_to_dtype)
 from egraft.ir.graphdef.messages import AttrValue, NameAttrList
+from egraft.ir.syntax.parser import Parser
+from egraft.ir.syntax.lexer import unescape
 
 
 def string_attr(value: bytes) -> A.StringAttr:
@@ -97,8 +99,6 @@ def _as_bytes(value: str | bytes) -> bytes:
 
 def parse_func_attr(attr: A.DialectAttr) -> tuple[str, A.DictionaryAttr]:
     """The callee name and attributes of ``#tf_type.func<@name, {attrs}>``."""
-    from egraft.ir.syntax.parser import Parser
-
     p = Parser(attr.params)
     ref = p.parse_attribute()
     attrs: A.Attribute = A.DictionaryAttr(())
@@ -117,8 +117,6 @@ def fill_func(attr: A.DialectAttr, out: NameAttrList) -> None:
 
 
 def _placeholder_name(attr: A.DialectAttr) -> str:
-    from egraft.ir.syntax.parser import unescape
-
     body = attr.params.strip()
     if not (body.startswith('"') and body.endswith('"')):
         raise ConversionError(f"malformed placeholder attribute {attr}")

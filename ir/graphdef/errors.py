@@ -1,4 +1,9 @@
-"""The one exception the GraphDef layer raises, formatted like a compiler diagnostic."""
+"""The exceptions of the GraphDef layer.
+
+``GraphDefError`` is the one its callers see, formatted like a compiler diagnostic; the
+importers raise ``ImportFailure`` and the exporters ``ExportFailure`` inside, and their entry
+points (``import_graphdef``, ``export_graphdef``) turn them into a ``GraphDefError``.
+"""
 
 from __future__ import annotations
 
@@ -34,3 +39,16 @@ class GraphDefError(Exception):
             if self.column is not None:
                 text += "\n" + " " * (self.column - 1) + "^"
         return text
+
+
+class ImportFailure(Exception):
+    """A semantic error in a GraphDef, worded as TF's status (``INVALID_ARGUMENT: ...``)."""
+
+    def __init__(self, message: str, code: str = "INVALID_ARGUMENT") -> None:
+        super().__init__(f"{code}: {message}")
+        self.message = message
+        self.code = code
+
+
+class ExportFailure(Exception):
+    """An op egraft cannot write as a NodeDef/FunctionDef."""

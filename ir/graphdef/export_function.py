@@ -17,7 +17,8 @@ from egraft.ir.core.operation import BlockArgument, Operation, OpResult, Value
 from egraft.ir.dialects.tfg_types import CONTROL
 from egraft.ir.graphdef.convert_attrs import attr_to_attr_value
 from egraft.ir.graphdef.convert_types import ConversionError, element_dtype, parse_full_type, type_to_dtype
-from egraft.ir.graphdef.export_graphdef import ExportFailure, NameTable, fill_node
+from egraft.ir.graphdef.errors import ExportFailure
+from egraft.ir.graphdef.export_node import NameTable, fill_node
 from egraft.ir.graphdef.messages import FunctionDef, FunctionDefLibrary, OpDef
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import output_types, segment_of

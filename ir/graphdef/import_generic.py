@@ -10,7 +10,7 @@ arguments so the exporter can rebuild it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Mapping
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
@@ -18,10 +18,9 @@ from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.dialects.tfg_types import CONTROL, OPAQUE_TENSOR
 from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
 from egraft.ir.graphdef.convert_types import dtype_to_type, full_type_attr
+from egraft.ir.graphdef.errors import ImportFailure
+from egraft.ir.graphdef.function_attrs import handle_data_attr, resource_id_attrs
 from egraft.ir.graphdef.messages import FunctionDef
-
-if TYPE_CHECKING:
-    from egraft.ir.graphdef.import_graphdef import Importer
 
 #: TF rejects output indices that do not fit its 32-bit vector sizes.
 _MAX_INDEX = 2**32 - 2
@@ -32,8 +31,6 @@ def is_generic(func: FunctionDef) -> bool:
 
 
 def generic_arg_attrs(arg) -> list[tuple[str, A.Attribute]]:
-    from egraft.ir.graphdef.import_graphdef import handle_data_attr
-
     entries: list[tuple[str, A.Attribute]] = [("tfg.name", A.StringAttr(arg.name))]
     if arg.description:
         entries.append(("tfg.description", A.StringAttr(arg.description)))
@@ -51,9 +48,7 @@ def generic_arg_attrs(arg) -> list[tuple[str, A.Attribute]]:
     return entries
 
 
-def _signature_attrs(importer: "Importer", func: FunctionDef) -> dict[str, A.Attribute]:
-    from egraft.ir.graphdef.import_graphdef import ImportFailure
-
+def _signature_attrs(func: FunctionDef, gradients: Mapping[str, str]) -> dict[str, A.Attribute]:
     sig = func.signature
     if not sig.name:
         raise ImportFailure("generic function without a name")
@@ -62,8 +57,8 @@ def _signature_attrs(importer: "Importer", func: FunctionDef) -> dict[str, A.Att
         attrs["description"] = A.StringAttr(sig.description)
     if sig.is_stateful:
         attrs["is_stateful"] = A.UNIT
-    if sig.name in importer.gradients:
-        attrs["gradient"] = A.SymbolRefAttr(importer.gradients[sig.name])
+    if sig.name in gradients:
+        attrs["gradient"] = A.SymbolRefAttr(gradients[sig.name])
     if sig.control_output:
         attrs["control_output"] = A.ArrayAttr(tuple(A.StringAttr(o) for o in sig.control_output))
     defs = []
@@ -88,8 +83,7 @@ def _signature_attrs(importer: "Importer", func: FunctionDef) -> dict[str, A.Att
         if not key:
             raise ImportFailure("Invalid function attribute name")
         attrs["tf." + key] = attr_value_to_attr(value)
-    for key, value in importer.function_attrs_resource_ids(func).items():
-        attrs[key] = value
+    attrs.update(resource_id_attrs(func))
     return attrs
 
 
@@ -104,16 +98,12 @@ class _Body:
         self.pending: list[Operation] = []
 
     def define(self, name: str, data: Value | None, control: Value) -> None:
-        from egraft.ir.graphdef.import_graphdef import ImportFailure
-
         if name in self.nodes:
             raise ImportFailure(f"Duplicated node (or function argument) with the same name: `{name}`"
                                 f"\n when importing function {self.func_name}")
         self.nodes[name] = (data, control)
 
     def resolve(self, ref: str) -> Value:
-        from egraft.ir.graphdef.import_graphdef import ImportFailure
-
         control = ref.startswith("^")
         body = ref[1:] if control else ref
         node, _, output = body.partition(":")
@@ -146,11 +136,10 @@ class _Body:
         return found
 
 
-def convert_generic_function(importer: "Importer", func: FunctionDef) -> Operation:
-    from egraft.ir.graphdef.import_graphdef import ImportFailure
-
+def convert_generic_function(func: FunctionDef, gradients: Mapping[str, str]) -> Operation:
+    """A ``tfg.func generic``; `gradients` maps function names to their gradient functions."""
     sig = func.signature
-    attrs = _signature_attrs(importer, func)
+    attrs = _signature_attrs(func, gradients)
     block = Block()
     body = _Body(sig.name)
     arg_attrs: list[A.Attribute] = []

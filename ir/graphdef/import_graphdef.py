@@ -21,22 +21,15 @@ from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tfg_types import CONTROL
 from egraft.ir.core.location import UNKNOWN, FusedLoc, Location, NameLoc
-from egraft.ir.syntax.parser import gc_paused
+from egraft.ir.core.gc_pause import gc_paused
 from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
 from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
-from egraft.ir.graphdef.errors import GraphDefError
+from egraft.ir.graphdef.errors import GraphDefError, ImportFailure
+from egraft.ir.graphdef.function_attrs import handle_data_attr, resource_id_attrs
+from egraft.ir.graphdef.import_generic import convert_generic_function, is_generic
 from egraft.ir.graphdef.messages import DataType, FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.ir.graphdef.signatures import Segments, output_types, parse_tensor_name
-
-
-class ImportFailure(Exception):
-    """A semantic error, worded as TF's status (``INVALID_ARGUMENT: ...``)."""
-
-    def __init__(self, message: str, code: str = "INVALID_ARGUMENT") -> None:
-        super().__init__(f"{code}: {message}")
-        self.message = message
-        self.code = code
 
 
 def version_attr(versions: VersionDef) -> A.DialectAttr:
@@ -186,12 +179,10 @@ class Importer:
         return make_module(ops)
 
     def convert_function(self, func: FunctionDef) -> Operation:
-        from egraft.ir.graphdef.import_generic import convert_generic_function, is_generic
-
         name = func.signature.name
         try:
             if is_generic(func):
-                return convert_generic_function(self, func)
+                return convert_generic_function(func, self.gradients)
             return self.convert_instantiated(func)
         except ImportFailure as err:
             kind = "generic function" if is_generic(func) else "function"
@@ -213,17 +204,8 @@ class Importer:
             attrs["is_stateful"] = A.UNIT
         if sig.name in self.gradients:
             attrs["gradient"] = A.SymbolRefAttr(self.gradients[sig.name])
-        attrs.update(self.function_attrs_resource_ids(func))
+        attrs.update(resource_id_attrs(func))
         return attrs
-
-    @staticmethod
-    def function_attrs_resource_ids(func: FunctionDef) -> dict[str, A.Attribute]:
-        """``resource_arg_unique_id`` (a map) as two parallel i32 tensors."""
-        if not func.resource_arg_unique_id:
-            return {}
-        keys, values = zip(*sorted(func.resource_arg_unique_id.items()))
-        return {f"resource_arg_unique_ids_{suffix}": A.DenseElementsAttr(
-            T.RankedTensorType((len(items),), T.i32), tuple(items)) for suffix, items in (("keys", keys), ("values", values))}
 
     def convert_instantiated(self, func: FunctionDef) -> Operation:
         sig = func.signature
@@ -308,19 +290,6 @@ def _arg_dtype(arg) -> T.Type:
     if not arg.type:
         raise ImportFailure(f"Arg '{arg.name}' has no fixed type in an instantiated function")
     return dtype_to_type(arg.type)
-
-
-def handle_data_attr(arg) -> A.ArrayAttr:
-    """``tfg.handle_data``: the tensor types a resource argument may hold."""
-    items = []
-    for shape_and_type in arg.handle_data:
-        if not shape_and_type.dtype:
-            raise ImportFailure("Invalid dtype for handle_data")
-        element = dtype_to_type(shape_and_type.dtype)
-        shape = shape_and_type.shape
-        items.append(A.TypeAttr(T.UnrankedTensorType(element) if shape.unknown_rank else
-                                T.RankedTensorType(tuple(d.size for d in shape.dim), element)))
-    return A.ArrayAttr(tuple(items))
 
 
 def arg_def_attrs(arg) -> list[tuple[str, A.Attribute]]:

@@ -12,7 +12,7 @@ from typing import Mapping
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
-from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type
+from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, type_to_dtype
 from egraft.ir.graphdef.messages import OpDef
 
 #: (output arg name, first result index, number of results) per output arg.
@@ -57,8 +57,6 @@ def output_types(op_def: OpDef, attrs: Mapping[str, A.Attribute]) -> tuple[list[
 
 
 def _ref_of(t: T.Type) -> T.Type:
-    from egraft.ir.graphdef.convert_types import type_to_dtype
-
     dtype = type_to_dtype(t)
     return dtype_to_type(dtype + 100) if dtype < 100 else t
 
@@ -106,8 +104,6 @@ def derived_attrs(op_def: OpDef, attrs: Mapping[str, A.Attribute], operand_types
                   result_types: list[T.Type]) -> dict[str, A.Attribute]:
     """The type, number and type-list attributes an op's values imply but ``attrs``
     lacks (TF's MLIR leaves them out: ``tf.Const`` has no ``dtype``)."""
-    from egraft.ir.graphdef.convert_types import ConversionError
-
     found: dict[str, A.Attribute] = {}
 
     def element(t: T.Type) -> T.Type:
@@ -142,7 +138,5 @@ def derived_attrs(op_def: OpDef, attrs: Mapping[str, A.Attribute], operand_types
 
 
 def _unref(t: T.Type) -> T.Type:
-    from egraft.ir.graphdef.convert_types import type_to_dtype
-
     dtype = type_to_dtype(t)
     return dtype_to_type(dtype - 100) if dtype > 100 else t

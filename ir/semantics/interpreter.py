@@ -1,9 +1,12 @@
 """The reference interpreter's core: a table of op evaluators and the block walker.
 
 Each dialect module of this package registers one evaluator per op name
-(`@evaluator("arith.addi")`); the core walks blocks in order, looks each op up
-in the table and stores its results.  There is no chain of `if op.name ==`:
-adding an op is adding a table entry, and `coverage()` lists what is known.
+(`@evaluator("arith.addi")`); the package's `__init__` imports them all
+(`dialects.py`) and runs before any of its modules is imported, so the table
+is full whenever this one is used.  The core walks blocks in order, looks each
+op up in the table and stores its results.  There is no chain of
+`if op.name ==`: adding an op is adding a table entry, and `coverage()` lists
+what is known.
 
 An evaluator is `fn(interp, op, args) -> results` where `args` are the
 operand values and the results a sequence (or one value for single-result
@@ -19,7 +22,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from egraft.ir.core.operation import Block, Operation, Region, SymbolTable, Value
+from egraft.ir.core.operation import Block, Operation, Region, Value
+
+from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, check_value
 
 Evaluator = Callable[["Interpreter", Operation, list[Any]], Any]
@@ -182,8 +187,6 @@ def execute(top: Operation, inputs: Sequence[Any], name: str | None = None) -> O
     `values.py`) and `MemRef`s for memrefs; they are copied first, so the
     caller's inputs are never mutated.  Raises `Undefined` when the program's
     behaviour is undefined on the input, `Unsupported` for ops without semantics."""
-    from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
-
     func = find_function(top, name)
     args = snapshot(inputs)
     results = Interpreter().call(func, args)

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 
 try:  # bf16 / 8-bit floats: optional (TensorFlow depends on ml_dtypes)
@@ -204,8 +205,6 @@ def _shape_ok(shape: tuple[int, ...], t: T.Type) -> bool:
 
 def attribute_value(attr: Any, t: T.Type) -> np.ndarray:
     """The runtime value of a constant attribute (`arith.constant`, `tf.Const`) of type `t`."""
-    from egraft.ir.core import attributes as A
-
     et = T.element_type(t)
     if isinstance(attr, A.IntegerAttr):
         return wrap(attr.value, et)
