@@ -21,8 +21,7 @@ from egraft.ir import Operation, Value
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.patterns import island_merging as IM
 
-from egraft.rewrite.engine import names
-from egraft.rewrite.engine.egraph import EGraph, egglog_string
+from egraft.rewrite.engine.egraph import EGraph, egglog_string, rule_command
 from egraft.rewrite.engine.saturate import Phase, SaturationReport, Schedule, saturate
 from egraft.rewrite.engine.termtable import Schema
 
@@ -194,12 +193,8 @@ def _declare(eg: EGraph, rules: tuple[IM.RelRule, ...]) -> None:
     commands = [f"(relation {r} ({' '.join(['i64'] * k)}))" for r, k in IM.RELATIONS.items()]
     commands += list(IM.DECLARATIONS)
     for rule in rules:
-        if rule.ruleset not in eg.rulesets:
-            eg.rulesets[rule.ruleset] = []
-            commands.append(f"(ruleset {names.ruleset(rule.ruleset)})")
-        commands.append(f"(rule ({' '.join(rule.query)}) ({' '.join(rule.actions)}) "
-                        f":ruleset {names.ruleset(rule.ruleset)} :name {egglog_string(rule.name)})")
-        eg.rules[rule.name] = rule.ruleset
+        commands += eg.ruleset_commands(rule.ruleset)
+        commands.append(rule_command(rule.query, rule.actions, rule.ruleset, rule.name))
         eg.rulesets[rule.ruleset].append(rule.name)
     eg.run_commands(commands)
 
