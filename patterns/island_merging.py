@@ -1,10 +1,10 @@
 """Island merging (tf_executor island coarsening) as rules: the placement encoding.
 
-The rules are data: declarations, rules and a stratified schedule, written in egglog's
-relational form because the single-root rewrite :class:`egraft.rewrite.Rule` cannot state
-lattice analyses or a grouping union.  They are the lowering the general rule language
-will produce for relational rules; :mod:`egraft.rewrite.islands.facts` loads the facts, runs the
-schedule with the engine's :func:`~egraft.rewrite.engine.saturate` and reads the groups back.
+The rules are data: declarations, relational rules and a stratified schedule, declared
+with :mod:`egraft.patterns.relational` (the rewrite ``Rule`` matches ops and cannot state
+lattice analyses or a grouping union).  ``rewrite/rules/relational.py`` compiles them to
+egglog; :mod:`egraft.rewrite.islands.facts` loads the facts, runs the schedule with the
+engine's :func:`~egraft.rewrite.engine.saturate` and reads the groups back.
 
 Why this encoding (docs/island_merging.md, the spike in ../shared/notes): an island's
 final group is the e-class of ``(Nd i)``.  Two lattice analyses compute, per island, the
@@ -37,7 +37,10 @@ Facts (all i64, loaded from TSV; node ids are block positions, feeds get ids pas
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from egraft.patterns.dsl import vars_
+from egraft.patterns.relational import (I64, Declarations, RelationalRule, eq, ge, ne, plus, relational_rule,
+                                        set_, union)
 
 #: Island bodies holding one of these ops never merge: serialising a rendezvous or a
 #: blocking op with unrelated work in one island can deadlock (a Recv waiting on a
@@ -61,36 +64,38 @@ IDENTITY_OPS = ("tf.Identity",)
 READ_ONLY_OPS = ("tf.ReadVariableOp",)
 
 
-@dataclass(frozen=True)
-class RelRule:
-    """One relational rule: egglog query atoms and actions, in a ruleset (a stratum)."""
-
-    name: str
-    ruleset: str
-    query: tuple[str, ...]
-    actions: tuple[str, ...]
-    doc: str = ""
-
-
-#: Fact relations, in the column order of their TSV files.
-RELATIONS: dict[str, int] = {
-    "IslandR": 1, "IEdgeR": 2, "BEdgeR": 3, "SEdgeR": 3, "SwPredR": 3,
-    "OpaqueR": 1, "PassR": 1, "LiveR": 1, "IdentR": 3, "NodeR": 1, "BarR": 1, "PinR": 1,
-}
-
-DECLARATIONS: tuple[str, ...] = (
-    "(datatype IVal (IV i64 i64))",                      # a produced value; e-class = same value
-    "(datatype IAtom (SwA IVal i64) (OpA i64))",         # deadness atoms
-    "(sort IASet (Set IAtom))",
-    "(datatype INode (Nd i64) (Cmp i64) (Sig IASet i64) (SigC IASet i64 INode))",
-    "(function din (i64) IASet :merge (set-union old new))",
-    "(function dd (i64) IASet :merge (set-union old new))",
-    "(function bdd (i64) IASet :merge (set-union old new))",
-    "(function bd (i64) i64 :merge (max old new))",
-    "(function lab (INode) i64 :merge (min old new))",   # a group's label: its least member id
-    "(function cmin (i64) i64 :merge (min old new))",    # per group label: least consumer label,
-    "(function cmax (i64) i64 :merge (max old new))",    # greatest; -1 stands for outside any group
-)
+#: Everything the rules name: facts (all i64, node ids), terms and lattice functions.
+DECLARATIONS = Declarations()
+IVal = DECLARATIONS.datatype("IVal")                        # a produced value; e-class = same value
+IV = DECLARATIONS.constructor("IV", (I64, I64), IVal)
+IAtom = DECLARATIONS.datatype("IAtom")                      # deadness atoms
+SwA = DECLARATIONS.constructor("SwA", (IVal, I64), IAtom)   # port r of a Switch on the value
+OpA = DECLARATIONS.constructor("OpA", (I64,), IAtom)        # an opaque barrier's own condition
+IASet = DECLARATIONS.set_sort("IASet", IAtom)
+INode = DECLARATIONS.datatype("INode")
+Nd = DECLARATIONS.constructor("Nd", (I64,), INode)          # a node's group
+Cmp = DECLARATIONS.constructor("Cmp", (I64,), INode)        # a node's component (keep-independent)
+Sig = DECLARATIONS.constructor("Sig", (IASet, I64), INode)
+SigC = DECLARATIONS.constructor("SigC", (IASet, I64, INode), INode)
+din = DECLARATIONS.function("din", (I64,), IASet, "union")  # deadness atoms of a node's inputs
+dd = DECLARATIONS.function("dd", (I64,), IASet, "union")    # of an island's outputs
+bdd = DECLARATIONS.function("bdd", (I64,), IASet, "union")  # of a barrier's non-port outputs
+bd = DECLARATIONS.function("bd", (I64,), I64, "max")        # barrier depth
+lab = DECLARATIONS.function("lab", (INode,), I64, "min")    # a group's label: its least member id
+cmin = DECLARATIONS.function("cmin", (I64,), I64, "min")    # per group label: least consumer label,
+cmax = DECLARATIONS.function("cmax", (I64,), I64, "max")    # greatest; -1 stands for outside any group
+IslandR = DECLARATIONS.relation("IslandR", I64)
+IEdgeR = DECLARATIONS.relation("IEdgeR", I64, I64)
+BEdgeR = DECLARATIONS.relation("BEdgeR", I64, I64, I64)
+SEdgeR = DECLARATIONS.relation("SEdgeR", I64, I64, I64)
+SwPredR = DECLARATIONS.relation("SwPredR", I64, I64, I64)
+OpaqueR = DECLARATIONS.relation("OpaqueR", I64)
+PassR = DECLARATIONS.relation("PassR", I64)
+LiveR = DECLARATIONS.relation("LiveR", I64)
+IdentR = DECLARATIONS.relation("IdentR", I64, I64, I64)
+NodeR = DECLARATIONS.relation("NodeR", I64)
+BarR = DECLARATIONS.relation("BarR", I64)
+PinR = DECLARATIONS.relation("PinR", I64)
 
 # egglog 13.2 panics in a Set merge when a set holds e-classes created in the same action
 # batch, so every term is materialised first, in its own stratum (spike, pitfall 3).
@@ -103,59 +108,61 @@ LABEL = "islands.label"
 CONSUMERS = "islands.consumers"
 SINK = "islands.sink"
 
-RULES: tuple[RelRule, ...] = (
-    RelRule("nodes", MAKE, ("(NodeR n)",), ("(Nd n)", "(Cmp n)")),
-    RelRule("predicate-values", MAKE, ("(SwPredR s p r)",), ("(IV p r)",)),
-    RelRule("identity-is-its-input", MAKE, ("(IdentR n p r)",), ("(union (IV n 0) (IV p r))",),
-            doc="Identity(x) is x, so Switches on x and on Identity(x) share their atoms."),
+a, b, c, d, g, k, l, m, n, p, q, r, s, u, x = vars_("a b c d g k l m n p q r s u x")
 
-    RelRule("din-empty", DEADNESS, ("(NodeR n)",), ("(set (din n) (set-empty))",)),
-    RelRule("din-island", DEADNESS, ("(IEdgeR s d)", "(= x (dd s))"), ("(set (din d) x)",)),
-    RelRule("din-barrier", DEADNESS, ("(BEdgeR s d k)", "(= x (bdd s))"), ("(set (din d) x)",)),
-    RelRule("din-switch-port", DEADNESS, ("(SEdgeR s r d)", "(SwPredR s p q)", "(= x (din s))"),
-            ("(set (din d) (set-insert x (SwA (IV p q) r)))",),
-            doc="Port r of a Switch on P is live iff its inputs are and P selects r."),
-    RelRule("dd-island", DEADNESS, ("(IslandR n)", "(= x (din n))"), ("(set (dd n) x)",)),
-    RelRule("bdd-opaque", DEADNESS, ("(OpaqueR b)",), ("(set (bdd b) (set-of (OpA b)))",)),
-    RelRule("bdd-pass", DEADNESS, ("(PassR b)", "(= x (din b))"), ("(set (bdd b) x)",)),
-    RelRule("bdd-live", DEADNESS, ("(LiveR b)",), ("(set (bdd b) (set-empty))",)),
+RULES: tuple[RelationalRule, ...] = (
+    relational_rule("nodes", MAKE, [NodeR(n)], [Nd(n), Cmp(n)]),
+    relational_rule("predicate-values", MAKE, [SwPredR(s, p, r)], [IV(p, r)]),
+    relational_rule("identity-is-its-input", MAKE, [IdentR(n, p, r)], [union(IV(n, 0), IV(p, r))],
+                    doc="Identity(x) is x, so Switches on x and on Identity(x) share their atoms."),
 
-    RelRule("bd-zero", DEPTH, ("(NodeR n)",), ("(set (bd n) 0)",)),
-    RelRule("bd-island", DEPTH, ("(IEdgeR s d)", "(= x (bd s))"), ("(set (bd d) x)",)),
-    RelRule("bd-barrier", DEPTH, ("(BEdgeR s d k)", "(= x (bd s))"), ("(set (bd d) (+ x k))",)),
-    RelRule("bd-switch-port", DEPTH, ("(SEdgeR s r d)", "(= x (bd s))"), ("(set (bd d) (+ x 1))",)),
+    relational_rule("din-empty", DEADNESS, [NodeR(n)], [set_(din(n), IASet.empty())]),
+    relational_rule("din-island", DEADNESS, [IEdgeR(s, d), eq(x, dd(s))], [set_(din(d), x)]),
+    relational_rule("din-barrier", DEADNESS, [BEdgeR(s, d, k), eq(x, bdd(s))], [set_(din(d), x)]),
+    relational_rule("din-switch-port", DEADNESS, [SEdgeR(s, r, d), SwPredR(s, p, q), eq(x, din(s))],
+                    [set_(din(d), IASet.insert(x, SwA(IV(p, q), r)))],
+                    doc="Port r of a Switch on P is live iff its inputs are and P selects r."),
+    relational_rule("dd-island", DEADNESS, [IslandR(n), eq(x, din(n))], [set_(dd(n), x)]),
+    relational_rule("bdd-opaque", DEADNESS, [OpaqueR(b)], [set_(bdd(b), IASet.of(OpA(b)))]),
+    relational_rule("bdd-pass", DEADNESS, [PassR(b), eq(x, din(b))], [set_(bdd(b), x)]),
+    relational_rule("bdd-live", DEADNESS, [LiveR(b)], [set_(bdd(b), IASet.empty())]),
 
-    RelRule("connect-same-signature", COMPONENTS,
-            ("(IEdgeR s d)", "(IslandR d)", "(= a (dd s))", "(= a (dd d))", "(= u (bd s))", "(= u (bd d))"),
-            ("(union (Cmp s) (Cmp d))",),
-            doc="Only for keep-independent: islands joined by an edge inside one signature class."),
+    relational_rule("bd-zero", DEPTH, [NodeR(n)], [set_(bd(n), 0)]),
+    relational_rule("bd-island", DEPTH, [IEdgeR(s, d), eq(x, bd(s))], [set_(bd(d), x)]),
+    relational_rule("bd-barrier", DEPTH, [BEdgeR(s, d, k), eq(x, bd(s))], [set_(bd(d), plus(x, k))]),
+    relational_rule("bd-switch-port", DEPTH, [SEdgeR(s, r, d), eq(x, bd(s))], [set_(bd(d), plus(x, 1))]),
 
-    RelRule("group-by-signature", GROUP, ("(IslandR n)", "(= a (dd n))", "(= u (bd n))"),
-            ("(union (Nd n) (Sig a u))",),
-            doc="THE merge rule: same deadness atoms and barrier depth, same island."),
+    relational_rule("connect-same-signature", COMPONENTS,
+                    [IEdgeR(s, d), IslandR(d), eq(a, dd(s)), eq(a, dd(d)), eq(u, bd(s)), eq(u, bd(d))],
+                    [union(Cmp(s), Cmp(d))],
+                    doc="Only for keep-independent: islands joined by an edge inside one signature class."),
 
-    RelRule("label-groups", LABEL, ("(IslandR n)", "(= g (Nd n))"), ("(set (lab g) n)",)),
-    RelRule("consumer-group", CONSUMERS,
-            ("(IEdgeR s d)", "(IslandR d)", "(= l (lab (Nd s)))", "(= m (lab (Nd d)))", "(!= l m)"),
-            ("(set (cmin l) m)", "(set (cmax l) m)")),
-    RelRule("consumer-outside", CONSUMERS, ("(IEdgeR s d)", "(BarR d)", "(= l (lab (Nd s)))"),
-            ("(set (cmin l) -1)",)),
-    RelRule("pinned", CONSUMERS, ("(PinR s)", "(= l (lab (Nd s)))"), ("(set (cmin l) -1)",)),
-    RelRule("sink-into-only-consumer", SINK,
-            ("(IslandR p)", "(= l (lab (Nd p)))", "(= l p)", "(= c (cmin l))", "(= c (cmax l))", "(>= c 0)"),
-            ("(union (Nd p) (Nd c))",),
-            doc="A group whose every use (data, control, capture) lies in one other group G joins G. "
-                "G's members consume its values, so dd(G) ⊇ its dd: the merged island is dead exactly "
-                "when G was, values leaving it are G's (unchanged), and its own values are only read "
-                "inside, by ops dead whenever they are. Each group has one successor, so the "
-                "contraction lifts every quotient path to an old one: still acyclic. One iteration "
-                "(the labels are stale after it)."),
+    relational_rule("group-by-signature", GROUP, [IslandR(n), eq(a, dd(n)), eq(u, bd(n))],
+                    [union(Nd(n), Sig(a, u))],
+                    doc="THE merge rule: same deadness atoms and barrier depth, same island."),
+
+    relational_rule("label-groups", LABEL, [IslandR(n), eq(g, Nd(n))], [set_(lab(g), n)]),
+    relational_rule("consumer-group", CONSUMERS,
+                    [IEdgeR(s, d), IslandR(d), eq(l, lab(Nd(s))), eq(m, lab(Nd(d))), ne(l, m)],
+                    [set_(cmin(l), m), set_(cmax(l), m)]),
+    relational_rule("consumer-outside", CONSUMERS, [IEdgeR(s, d), BarR(d), eq(l, lab(Nd(s)))],
+                    [set_(cmin(l), -1)]),
+    relational_rule("pinned", CONSUMERS, [PinR(s), eq(l, lab(Nd(s)))], [set_(cmin(l), -1)]),
+    relational_rule("sink-into-only-consumer", SINK,
+                    [IslandR(p), eq(l, lab(Nd(p))), eq(l, p), eq(c, cmin(l)), eq(c, cmax(l)), ge(c, 0)],
+                    [union(Nd(p), Nd(c))],
+                    doc="A group whose every use (data, control, capture) lies in one other group G joins G. "
+                        "G's members consume its values, so dd(G) ⊇ its dd: the merged island is dead exactly "
+                        "when G was, values leaving it are G's (unchanged), and its own values are only read "
+                        "inside, by ops dead whenever they are. Each group has one successor, so the "
+                        "contraction lifts every quotient path to an old one: still acyclic. One iteration "
+                        "(the labels are stale after it)."),
 )
 
 #: With ``keep-independent``, the grouping rule also keys on the connected component.
-GROUP_BY_COMPONENT = RelRule(
-    "group-by-signature-and-component", GROUP, ("(IslandR n)", "(= a (dd n))", "(= u (bd n))"),
-    ("(union (Nd n) (SigC a u (Cmp n)))",),
+GROUP_BY_COMPONENT = relational_rule(
+    "group-by-signature-and-component", GROUP, [IslandR(n), eq(a, dd(n)), eq(u, bd(n))],
+    [union(Nd(n), SigC(a, u, Cmp(n)))],
     doc="Independent subgraphs stay apart, for inter-op parallelism.")
 
 #: The strata, in order; each saturates before the next starts (unions are irreversible,
@@ -165,7 +172,7 @@ STRATA: tuple[str, ...] = (MAKE, DEADNESS, DEPTH, COMPONENTS, GROUP, LABEL, CONS
 ONE_SHOT: tuple[str, ...] = (SINK,)
 
 
-def rules(keep_independent: bool = False) -> tuple[RelRule, ...]:
+def rules(keep_independent: bool = False) -> tuple[RelationalRule, ...]:
     """The rule set; ``keep_independent`` swaps in the component-keyed grouping rule."""
     if not keep_independent:
         return tuple(r for r in RULES if r.ruleset != COMPONENTS)

@@ -106,7 +106,7 @@ class Origin:
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # The DSL's own modules: frames in them are machinery, the first frame elsewhere
 # (a user's module, or a built-in rule module of this package) declares the rule.
-_MACHINERY = frozenset(os.path.join(_HERE, f) for f in ("rule.py", "dsl.py"))
+_MACHINERY = frozenset(os.path.join(_HERE, f) for f in ("rule.py", "dsl.py", "relational.py"))
 
 
 def caller_origin() -> Origin:

@@ -4,8 +4,9 @@ The placement encoding (docs/island_merging.md): each op of the graph's block is
 numbered by its position; islands are mergeable, every other executor op (and every
 island holding a blocking op) is a barrier.  The facts of
 :mod:`egraft.patterns.island_merging` are written as TSV files and read with egglog's
-``input`` (one command per relation, linear at 100k ops), the rules run stratum by
-stratum through the engine's :func:`~egraft.rewrite.engine.saturate`, and the groups are read
+``input`` (one command per relation, linear at 100k ops), the rules (compiled by
+``rewrite/rules/relational.py``) run stratum by stratum through the engine's
+:func:`~egraft.rewrite.engine.saturate`, and the groups are read
 off the union-find: two islands belong together iff their ``(Nd i)`` share an e-class.
 """
 
@@ -21,9 +22,10 @@ from egraft.ir import Operation, Value
 from egraft.ir.graphdef.op_registry import lookup_op
 from egraft.patterns import island_merging as IM
 
-from egraft.rewrite.engine.egraph import EGraph, egglog_string, rule_command
+from egraft.rewrite.engine.egraph import EGraph, egglog_string
 from egraft.rewrite.engine.saturate import Phase, SaturationReport, Schedule, saturate
 from egraft.rewrite.engine.termtable import Schema
+from egraft.rewrite.rules.relational import add_relational_rules
 
 
 @dataclass
@@ -106,7 +108,7 @@ class _Facts:
 
     def __init__(self, nodes: GraphNodes) -> None:
         self.nodes = nodes
-        self.rows: dict[str, list[tuple[int, ...]]] = {r: [] for r in IM.RELATIONS}
+        self.rows: dict[str, list[tuple[int, ...]]] = {r.name: [] for r in IM.DECLARATIONS.relations}
         self.feeds: dict[Value, int] = {}
         self.step: dict[int, int] = {}
 
@@ -188,17 +190,6 @@ class Grouping:
         return [m for m in out.values() if len(m) > 1]
 
 
-def _declare(eg: EGraph, rules: tuple[IM.RelRule, ...]) -> None:
-    """Declare the relations, sorts and functions and register ``rules`` with the engine."""
-    commands = [f"(relation {r} ({' '.join(['i64'] * k)}))" for r, k in IM.RELATIONS.items()]
-    commands += list(IM.DECLARATIONS)
-    for rule in rules:
-        commands += eg.ruleset_commands(rule.ruleset)
-        commands.append(rule_command(rule.query, rule.actions, rule.ruleset, rule.name))
-        eg.rulesets[rule.ruleset].append(rule.name)
-    eg.run_commands(commands)
-
-
 def _load(eg: EGraph, rows: dict[str, list[tuple[int, ...]]]) -> None:
     with tempfile.TemporaryDirectory(prefix="egraft-islands-") as workdir:
         commands = []
@@ -219,7 +210,7 @@ def _saturated(nodes: GraphNodes, keep_independent: bool) -> tuple[EGraph, dict[
     t0 = time.perf_counter()
     rows = facts(nodes)
     eg = EGraph(Schema(sorts=()))
-    _declare(eg, IM.rules(keep_independent))
+    add_relational_rules(eg, IM.DECLARATIONS, IM.rules(keep_independent))
     _load(eg, rows)
     t1 = time.perf_counter()
     strata = tuple(s for s in IM.STRATA if s in eg.rulesets)
