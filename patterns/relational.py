@@ -68,46 +68,50 @@ class Sort:
 I64 = Sort("i64", "i64")
 
 
+class _Head:
+    """What names a fact, a term or a value: applied to terms, it makes an :class:`App`."""
+
+    __slots__ = ()
+    name: str
+
+    def __call__(self, *args: "Term") -> "App":
+        return App(self, args)  # type: ignore[arg-type]
+
+
 @attrs.frozen
-class Primitive:
+class Primitive(_Head):
     """A built-in operation; a sort of None accepts any sort (argument) or makes a test (result)."""
 
     name: str
     args: tuple[Sort | None, ...]
     result: Sort | None
 
-    def __call__(self, *args: "Term") -> "App":
-        return App(self, args)
-
 
 @attrs.frozen
-class Constructor:
+class Constructor(_Head):
+    """A term of ``sort`` built from ``args``."""
+
     name: str
     args: tuple[Sort, ...]
     sort: Sort
 
-    def __call__(self, *args: "Term") -> "App":
-        return App(self, args)
-
 
 @attrs.frozen
-class Function:
+class Function(_Head):
+    """A lattice value per key ``args``; two values for one key merge by ``merge``."""
+
     name: str
     args: tuple[Sort, ...]
     result: Sort
     merge: str
 
-    def __call__(self, *args: "Term") -> "App":
-        return App(self, args)
-
 
 @attrs.frozen
-class Relation:
-    name: str
-    columns: tuple[Sort, ...]
+class Relation(_Head):
+    """A table of facts; ``args`` are its column sorts."""
 
-    def __call__(self, *args: "Term") -> "App":
-        return App(self, args)
+    name: str
+    args: tuple[Sort, ...]
 
 
 Head = Union[Primitive, Constructor, Function, Relation]
@@ -301,9 +305,9 @@ class _Checker:
         tests: list[App] = []
         for atom in rule.when:
             if isinstance(atom, App) and isinstance(atom.head, Relation):
-                if len(atom.args) != len(atom.head.columns):
-                    raise self.fail(f"{atom.head.name} has {len(atom.head.columns)} columns, not {len(atom.args)}")
-                for a, s in zip(atom.args, atom.head.columns):
+                if len(atom.args) != len(atom.head.args):
+                    raise self.fail(f"{atom.head.name} has {len(atom.head.args)} columns, not {len(atom.args)}")
+                for a, s in zip(atom.args, atom.head.args):
                     self.sort_of(a, s, True)
             elif isinstance(atom, App) and isinstance(atom.head, Primitive) and atom.head.result is None:
                 tests.append(atom)

@@ -34,7 +34,7 @@ import tempfile
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from egraft.ir import REGISTRY
 from egraft.ir.core import attributes as A

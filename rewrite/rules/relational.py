@@ -25,14 +25,10 @@ from egraft.rewrite.engine.egraph import EGraph, rule_command
 _MERGE = {"union": "(set-union old new)", "max": "(max old new)", "min": "(min old new)"}
 
 
-def _sort(s: Sort) -> str:
-    return s.name
-
-
 def _declaration(item: Sort | Constructor | Function | Relation) -> str:
     if isinstance(item, Sort):
         return f"(sort {item.name} (Set {item.element.name}))" if item.kind == "set" else f"(sort {item.name})"
-    args = " ".join(map(_sort, item.columns if isinstance(item, Relation) else item.args))
+    args = " ".join(s.name for s in item.args)
     if isinstance(item, Relation):
         return f"(relation {item.name} ({args}))"
     if isinstance(item, Constructor):
