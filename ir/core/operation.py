@@ -13,18 +13,52 @@ Everything is `__slots__`-based: a parsed op costs a few hundred bytes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence
+from typing import AbstractSet, Callable, Iterable, Iterator, Protocol, Sequence
 
 from egraft.ir.core.attributes import Attribute
 from egraft.ir.core.location import UNKNOWN, Location
+from egraft.ir.core.traits import Trait
 from egraft.ir.core.types import Type
-
-if TYPE_CHECKING:  # pragma: no cover
-    from egraft.ir.records.opdef import OpDef
 
 
 class IRError(Exception):
     """Misuse of the mutation API (an invariant the caller broke)."""
+
+
+# ---------------------------------------------------------------- op records
+
+
+class OpRecord(Protocol):
+    """What the core asks of an op's record.
+
+    The records layer (`egraft.ir.records.opdef.OpDef`) declares ops; the core
+    only needs these few facts, so it names them here instead of importing the
+    layer above it."""
+
+    @property
+    def cls(self) -> type["Operation"]: ...
+    @property
+    def traits(self) -> Sequence[Trait]: ...
+    @property
+    def attr_names(self) -> AbstractSet[str]: ...
+
+    def split_attributes(self, attributes: dict[str, Attribute],
+                         properties: dict[str, Attribute] | None) -> tuple[dict, dict]: ...
+
+
+def _no_records(name: str) -> OpRecord | None:
+    return None
+
+
+_lookup_record: Callable[[str], OpRecord | None] = _no_records
+
+
+def set_record_lookup(lookup: Callable[[str], OpRecord | None]) -> None:
+    """Install how `Operation.create` finds an op's record by name.  The registry
+    (`egraft.ir.records.registry`) installs its lookup when it is created; until
+    then every op is a plain `Operation`."""
+    global _lookup_record
+    _lookup_record = lookup
 
 
 # ---------------------------------------------------------------- values
@@ -173,7 +207,7 @@ class Operation:
     __slots__ = ("name", "operands", "results", "attributes", "properties",
                  "regions", "successors", "loc", "parent", "prev", "next", "__weakref__")
 
-    opdef: "OpDef | None" = None  # set on the subclasses made from records
+    opdef: OpRecord | None = None  # set on the subclasses made from records
 
     def __init__(self, name: str, operands: Sequence[Value] = (), result_types: Sequence[Type] = (),
                  attributes: dict[str, Attribute] | None = None,
@@ -207,9 +241,7 @@ class Operation:
                loc: Location = UNKNOWN) -> "Operation":
         """Create an op of the class its registered record gives (if any).
         Inherent attributes given in `attributes` move to `properties`."""
-        from egraft.ir.records.registry import REGISTRY
-
-        opdef = REGISTRY.lookup(name)
+        opdef = _lookup_record(name)
         cls = opdef.cls if opdef is not None else Operation
         if opdef is not None and attributes:
             attributes, properties = opdef.split_attributes(attributes, properties)
@@ -582,93 +614,3 @@ class Region:
         for new_block in (block_map[b] for b in self.blocks):
             for op in new_block:
                 op.successors = [block_map.get(b, b) for b in op.successors]
-
-
-# ---------------------------------------------------------------- building
-
-
-class Builder:
-    """Creates ops at an insertion point (the end of a block, or before an op)."""
-
-    __slots__ = ("block", "before")
-
-    def __init__(self, block: Block, before: Operation | None = None) -> None:
-        self.block = block
-        self.before = before
-
-    @classmethod
-    def at_end(cls, block: Block) -> "Builder":
-        return cls(block)
-
-    @classmethod
-    def before_op(cls, op: Operation) -> "Builder":
-        return cls(op.parent, op)  # type: ignore[arg-type]
-
-    @classmethod
-    def after_op(cls, op: Operation) -> "Builder":
-        return cls(op.parent, op.next)  # type: ignore[arg-type]
-
-    def insert(self, op: Operation) -> Operation:
-        if self.before is None:
-            self.block.append(op)
-        else:
-            self.block.insert_before(self.before, op)
-        return op
-
-    def create(self, name: str, operands: Sequence[Value] = (), result_types: Sequence[Type] = (),
-               attributes: dict[str, Attribute] | None = None,
-               properties: dict[str, Attribute] | None = None,
-               regions: int | Sequence[Region] = 0, successors: Sequence[Block] = (),
-               loc: Location = UNKNOWN) -> Operation:
-        return self.insert(Operation.create(name, operands, result_types, attributes, properties,
-                                            regions, successors, loc))
-
-
-# ---------------------------------------------------------------- symbols
-
-
-class SymbolTable:
-    """Symbols (ops with a `sym_name`) defined directly in an op's regions."""
-
-    def __init__(self, op: Operation) -> None:
-        self.op = op
-        self.symbols: dict[str, Operation] = {}
-        for region in op.regions:
-            for child in region.ops():
-                name = child.attr("sym_name")
-                if name is not None:
-                    self.symbols[name.value] = child  # type: ignore[attr-defined]
-
-    def lookup(self, name: str) -> Operation | None:
-        return self.symbols.get(name)
-
-    @staticmethod
-    def nearest_symbol_table(op: Operation) -> Operation | None:
-        from egraft.ir.records.opdef import Traits
-
-        cur = op.parent_op
-        while cur is not None and not cur.has_trait(Traits.SymbolTable):
-            cur = cur.parent_op
-        return cur
-
-    @classmethod
-    def lookup_from(cls, op: Operation, ref: Attribute) -> Operation | None:
-        """Resolve a symbol reference (flat or nested) seen from `op`."""
-        from egraft.ir.records.opdef import Traits
-
-        table_op = op if op.has_trait(Traits.SymbolTable) else cls.nearest_symbol_table(op)
-        while table_op is not None:
-            found = cls(table_op).lookup(ref.root)  # type: ignore[attr-defined]
-            if found is not None:
-                for name in ref.nested:  # type: ignore[attr-defined]
-                    found = cls(found).lookup(name)
-                    if found is None:
-                        return None
-                return found
-            table_op = cls.nearest_symbol_table(table_op)
-        return None
-
-
-def value_parent_region(value: Value) -> Region | None:
-    block = value.parent_block
-    return block.parent if block is not None else None

@@ -9,12 +9,9 @@ as `DialectType` with their body text verbatim, so unknown types round-trip.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from egraft.ir.core.uniqued import Uniqued
-
-if TYPE_CHECKING:  # pragma: no cover
-    from egraft.ir.core.attributes import Attribute
 
 DYNAMIC = -1
 """The size of a dynamic dimension (`?`), as MLIR's ShapedType::kDynamic."""
@@ -172,8 +169,9 @@ class MemRefType(ShapedType):
         return text + ">"
 
 
-def _memory_space_text(space: "Attribute") -> str:
-    """MLIR elides the type of an i64 integer memory space (`memref<4xf32, 1>`)."""
+def _memory_space_text(space: Uniqued) -> str:
+    """MLIR elides the type of an i64 integer memory space (`memref<4xf32, 1>`).
+    `space` is an attribute; types sit below attributes, so it is typed by their base."""
     if getattr(space, "type", None) is i64 and hasattr(space, "render_without_type"):
         return space.render_without_type()  # type: ignore[attr-defined]
     return str(space)

@@ -17,7 +17,7 @@ from typing import Iterator
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import BlockArgument, Operation, Region, Value
-from egraft.ir.records.opdef import Traits
+from egraft.ir.core.traits import Traits
 
 GRAYBOX = "affine.graybox"
 _LOOP_OPS = ("affine.for", "affine.parallel")

@@ -16,9 +16,12 @@ from typing import Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
-from egraft.ir.core.affine import AffineMap, Const, Dim, Symbol, parse_affine_expr, render
+from egraft.ir.core.affine import AffineMap, Const, Dim, Symbol, render
+from egraft.ir.syntax.affine_parser import parse_affine_expr
 from egraft.ir.core.operation import Operation, Region, Value
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_affine_index_operand, is_valid_dim, is_valid_symbol
@@ -30,14 +33,14 @@ _SYMBOL_IDENTITY = A.AffineMapAttr(AffineMap(0, 1, [Symbol(0)]))
 # ------------------------------------------------------------------ shared assembly pieces
 
 
-def parse_dim_and_symbol_list(p) -> tuple[list, list]:
+def parse_dim_and_symbol_list(p: FormParser) -> tuple[list, list]:
     """`(%d0, %d1)[%s0]` (the symbol list is optional)."""
     dims = p.parse_operand_ref_list("()")
     syms = p.parse_operand_ref_list("[]") if p.peek() == "[" else []
     return dims, syms
 
 
-def print_dim_and_symbol_list(pr, operands: Sequence[Value], num_dims: int) -> None:
+def print_dim_and_symbol_list(pr: FormPrinter, operands: Sequence[Value], num_dims: int) -> None:
     pr.write("(")
     pr.print_operands(operands[:num_dims])
     pr.write(")")
@@ -47,7 +50,7 @@ def print_dim_and_symbol_list(pr, operands: Sequence[Value], num_dims: int) -> N
         pr.write("]")
 
 
-def resolve_indices(p, refs: Sequence) -> list[Value]:
+def resolve_indices(p: FormParser, refs: Sequence) -> list[Value]:
     return p.resolve_operands(refs, [T.index] * len(refs))
 
 
@@ -97,12 +100,12 @@ class _SSAExprParser:
         return AffineMap(len(self.dims), len(self.syms), exprs), list(self.dims.values()) + list(self.syms.values())
 
 
-def ssa_names(pr, operands: Sequence[Value], num_dims: int) -> tuple[list[str], list[str]]:
+def ssa_names(pr: FormPrinter, operands: Sequence[Value], num_dims: int) -> tuple[list[str], list[str]]:
     names = [pr.value_name(v) for v in operands]
     return names[:num_dims], [f"symbol({n})" for n in names[num_dims:]]
 
 
-def print_affine_exprs_of_ssa_ids(pr, amap: AffineMap, operands: Sequence[Value]) -> None:
+def print_affine_exprs_of_ssa_ids(pr: FormPrinter, amap: AffineMap, operands: Sequence[Value]) -> None:
     dims, syms = ssa_names(pr, operands, amap.num_dims)
     pr.write(", ".join(render(e, True, dims, syms) for e in amap.results))
 
@@ -132,7 +135,7 @@ def ensure_terminator(region: Region) -> None:
 # ------------------------------------------------------------------ affine.apply / min / max
 
 
-def _parse_map_op(p, _):
+def _parse_map_op(p: FormParser) -> Operation:
     pos = p.pos
     attr = p.parse_attribute()
     if not isinstance(attr, A.AffineMapAttr):
@@ -145,7 +148,7 @@ def _parse_map_op(p, _):
     return p.create_op(operands=resolve_indices(p, dims + syms), result_types=[T.index], attributes=attrs)
 
 
-def _print_map_op(pr, op):
+def _print_map_op(pr: FormPrinter, op: Operation) -> None:
     amap = op.attr("map")
     pr.write(pr.op_name_text(op) + " ")
     pr.print_attribute(amap)
@@ -177,7 +180,7 @@ MAX = _map_op("max", "max operation")
 # ------------------------------------------------------------------ affine.yield
 
 
-def _parse_yield(p, _):
+def _parse_yield(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     attrs = p.parse_optional_attr_dict()
     types = p.parse_colon_type_list() if refs else []
@@ -210,7 +213,7 @@ YIELD = OpDef(
 # ------------------------------------------------------------------ affine.for
 
 
-def _parse_bound(p, lower: bool) -> tuple[A.AffineMapAttr, list]:
+def _parse_bound(p: FormParser, lower: bool) -> tuple[A.AffineMapAttr, list]:
     """A loop bound: `%s`, a constant, or `[max|min] #map(dims)[syms]`."""
     prefix = "max" if lower else "min"
     has_prefix = p.parse_optional_keyword(prefix)
@@ -236,7 +239,7 @@ def _parse_bound(p, lower: bool) -> tuple[A.AffineMapAttr, list]:
     return attr, dims + syms
 
 
-def _print_bound(pr, attr: A.AffineMapAttr, operands: Sequence[Value], prefix: str) -> None:
+def _print_bound(pr: FormPrinter, attr: A.AffineMapAttr, operands: Sequence[Value], prefix: str) -> None:
     amap = attr.value
     if len(amap.results) == 1:
         e = amap.results[0]
@@ -252,7 +255,7 @@ def _print_bound(pr, attr: A.AffineMapAttr, operands: Sequence[Value], prefix: s
     print_dim_and_symbol_list(pr, operands, amap.num_dims)
 
 
-def _parse_for(p, _):
+def _parse_for(p: FormParser) -> Operation:
     iv = p.parse_operand_ref()
     if iv[1] >= 0:
         raise p.error("result number not allowed", iv[2])
@@ -300,7 +303,7 @@ def _parse_for(p, _):
     return p.create_op("affine.for", operands, result_types, attrs, regions=[region])
 
 
-def _print_for(pr, op):
+def _print_for(pr: FormPrinter, op: Operation) -> None:
     groups = op.opdef.operand_groups(op)
     body = op.regions[0].blocks[0]
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(body.args[0])} = ")
@@ -382,7 +385,7 @@ def _groups_attr(sizes: Sequence[int]) -> A.DenseElementsAttr:
     return A.DenseElementsAttr(T.RankedTensorType((len(sizes),), T.i32, None), tuple(sizes))
 
 
-def _parse_parallel_bounds(p, keyword: str) -> tuple[AffineMap, list[int], list]:
+def _parse_parallel_bounds(p: FormParser, keyword: str) -> tuple[AffineMap, list[int], list]:
     """`(e, max(e, e), ...)`: one group of map results per induction variable;
     all groups share one map whose dims and symbols are the SSA names in
     order of appearance."""
@@ -402,7 +405,7 @@ def _parse_parallel_bounds(p, keyword: str) -> tuple[AffineMap, list[int], list]
     return amap, sizes, refs
 
 
-def _parse_int_list(p) -> list[int]:
+def _parse_int_list(p: FormParser) -> list[int]:
     p.parse_punct("(")
     values: list[int] = []
     if not p.parse_optional_punct(")"):
@@ -414,7 +417,7 @@ def _parse_int_list(p) -> list[int]:
     return values
 
 
-def _parse_reductions(p) -> list[A.IntegerAttr]:
+def _parse_reductions(p: FormParser) -> list[A.IntegerAttr]:
     p.parse_punct("(")
     codes: list[A.IntegerAttr] = []
     if not p.parse_optional_punct(")"):
@@ -432,7 +435,7 @@ def _parse_reductions(p) -> list[A.IntegerAttr]:
     return codes
 
 
-def _parse_parallel(p, _):
+def _parse_parallel(p: FormParser) -> Operation:
     ivs = p.parse_operand_ref_list("()")
     p.parse_punct("=")
     lb, lb_sizes, lb_refs = _parse_parallel_bounds(p, "max")
@@ -452,7 +455,7 @@ def _parse_parallel(p, _):
     return p.create_op("affine.parallel", operands, result_types, attrs, regions=[region])
 
 
-def _print_parallel_bounds(pr, amap: AffineMap, sizes: Sequence[int], operands: Sequence[Value],
+def _print_parallel_bounds(pr: FormPrinter, amap: AffineMap, sizes: Sequence[int], operands: Sequence[Value],
                            keyword: str) -> None:
     dims, syms = ssa_names(pr, operands, amap.num_dims)
     texts = [render(e, True, dims, syms) for e in amap.results]
@@ -471,7 +474,7 @@ def _parallel_operands(op: Operation) -> tuple[list[Value], list[Value]]:
     return list(op.operands[:n]), list(op.operands[n:])
 
 
-def _print_parallel(pr, op):
+def _print_parallel(pr: FormPrinter, op: Operation) -> None:
     body = op.regions[0].blocks[0]
     lb_ops, ub_ops = _parallel_operands(op)
     pr.write(f"{pr.op_name_text(op)} (" + ", ".join(pr.value_name(a) for a in body.args) + ") = ")
@@ -547,7 +550,7 @@ PARALLEL = OpDef(
 # ------------------------------------------------------------------ affine.if
 
 
-def _parse_if(p, _):
+def _parse_if(p: FormParser) -> Operation:
     pos = p.pos
     attr = p.parse_attribute()
     if not isinstance(attr, A.IntegerSetAttr):
@@ -569,7 +572,7 @@ def _parse_if(p, _):
     return p.create_op("affine.if", resolve_indices(p, dims + syms), result_types, attrs, regions=[then, other])
 
 
-def _print_if(pr, op):
+def _print_if(pr: FormPrinter, op: Operation) -> None:
     cond = op.attr("condition")
     pr.write(pr.op_name_text(op) + " ")
     pr.print_attribute(cond)
@@ -610,7 +613,7 @@ IF = OpDef(
 # ------------------------------------------------------------------ affine.delinearize_index
 
 
-def _parse_delinearize(p, _):
+def _parse_delinearize(p: FormParser) -> Operation:
     index = p.parse_operand_ref()
     p.parse_keyword("into")
     basis = p.parse_operand_ref_list("()")
@@ -619,7 +622,7 @@ def _parse_delinearize(p, _):
     return p.create_op(operands=resolve_indices(p, [index, *basis]), result_types=result_types, attributes=attrs)
 
 
-def _print_delinearize(pr, op):
+def _print_delinearize(pr: FormPrinter, op: Operation) -> None:
     pr.write(f"{pr.op_name_text(op)} ")
     pr.print_operand(op.operands[0])
     pr.write(" into (")
@@ -654,7 +657,7 @@ DELINEARIZE_INDEX = OpDef(
 # ------------------------------------------------------------------ loads and stores
 
 
-def _parse_access(p):
+def _parse_access(p: FormParser):
     """`%A[exprs] {attrs} : memref<...>[, vector<...>]` of a load or store."""
     ref = p.parse_operand_ref()
     sp = _SSAExprParser(p)
@@ -673,7 +676,7 @@ def _parse_access(p):
     return p.resolve_operand(ref, t), resolve_indices(p, idx_refs), attrs, t, vector
 
 
-def _print_access(pr, op, memref: Value, indices: Sequence[Value], vector: T.Type | None) -> None:
+def _print_access(pr: FormPrinter, op, memref: Value, indices: Sequence[Value], vector: T.Type | None) -> None:
     pr.print_operand(memref)
     pr.write("[")
     print_affine_exprs_of_ssa_ids(pr, op.attr("map").value, indices)
@@ -684,18 +687,18 @@ def _print_access(pr, op, memref: Value, indices: Sequence[Value], vector: T.Typ
         pr.write(f", {vector}")
 
 
-def _parse_load(p, _):
+def _parse_load(p: FormParser) -> Operation:
     memref, idx, attrs, t, vector = _parse_access(p)
     return p.create_op(operands=[memref, *idx], result_types=[vector or t.element_type], attributes=attrs)
 
 
-def _print_load(pr, op):
+def _print_load(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     vector = op.results[0].type if op.name == "affine.vector_load" else None
     _print_access(pr, op, op.operands[0], op.operands[1:], vector)
 
 
-def _parse_store(p, _):
+def _parse_store(p: FormParser) -> Operation:
     vref = p.parse_operand_ref()
     p.parse_punct(",")
     memref, idx, attrs, t, vector = _parse_access(p)
@@ -703,7 +706,7 @@ def _parse_store(p, _):
     return p.create_op(operands=[value, memref, *idx], attributes=attrs)
 
 
-def _print_store(pr, op):
+def _print_store(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.write(", ")

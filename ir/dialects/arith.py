@@ -16,7 +16,9 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm, OpDef, Traits
+from egraft.ir.records.opdef import OpDef
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 
@@ -29,7 +31,7 @@ AnyIntLike = C.shaped_or_scalar(C.AnyInteger | C.Index)
 # ------------------------------------------------------------------ shared assembly pieces
 
 
-def parse_operands_and_type(p, count: int | None = None):
+def parse_operands_and_type(p: FormParser, count: int | None = None):
     """`%a, %b : type` with every operand of that one type."""
     refs = p.parse_operand_ref_list()
     if count is not None and len(refs) != count:
@@ -45,7 +47,7 @@ _FLAG_KEYWORDS = {"overflowFlags": "overflow", "fastmath": "fastmath"}
 _FLAG_NAMES = tuple(_FLAG_KEYWORDS)
 
 
-def parse_flags(p, attrs: dict) -> None:
+def parse_flags(p: FormParser, attrs: dict) -> None:
     """Read `overflow<...>` / `fastmath<...>` into `attrs`."""
     for name, keyword in _FLAG_KEYWORDS.items():
         p.skip_ws()
@@ -79,10 +81,10 @@ def _flag_piece(flag: A.Attribute) -> str:
     return ""
 
 
-def print_operands_and_type(pr, op: Operation, elided: Sequence[str] = _FLAG_NAMES) -> None:
+def print_operands_and_type(pr: FormPrinter, op: Operation, elided: Sequence[str] = _FLAG_NAMES) -> None:
     """`name %a, %b flags {attrs} : type` (the type of the first operand);
     `elided` names the attributes the form itself shows."""
-    refs = pr.names.value_names
+    refs = pr.value_names
     text = pr.op_name_text(op) + " " + ", ".join([refs[v] for v in op.operands]) + flags_text(op)
     if op.attributes or any(k not in elided for k in op.properties):
         pr.write(text)
@@ -91,7 +93,7 @@ def print_operands_and_type(pr, op: Operation, elided: Sequence[str] = _FLAG_NAM
     pr.write(f"{text} : {op.operands[0].type}")
 
 
-def _parse_same_type_trailing_attrs(p, _):
+def _parse_same_type_trailing_attrs(p: FormParser) -> Operation:
     """Binary ops: `%a, %b flags {attrs} : t` (attributes before the colon)."""
     refs = p.parse_operand_ref_list()
     attrs: dict = {}
@@ -108,7 +110,7 @@ SAME_TYPE_FORM = CustomForm(_parse_same_type_trailing_attrs, print_operands_and_
 # ------------------------------------------------------------------ constant
 
 
-def _parse_constant(p, _):
+def _parse_constant(p: FormParser) -> Operation:
     attrs = p.parse_optional_attr_dict()
     value = p.parse_attribute()
     t = getattr(value, "type", None)
@@ -118,7 +120,7 @@ def _parse_constant(p, _):
     return p.create_op("arith.constant", result_types=[t], attributes=attrs)
 
 
-def _print_constant(pr, op):
+def _print_constant(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op))
     pr.print_op_attr_dict(op, elided=("value",))
     pr.write(" ")
@@ -214,7 +216,7 @@ def _i1_like(t: T.Type) -> T.Type:
     return T.i1
 
 
-def _parse_cmp(p, _):
+def _parse_cmp(p: FormParser) -> Operation:
     names = _PREDICATES[p.op_name]
     p.skip_ws()
     pos = p.pos
@@ -237,7 +239,7 @@ def _parse_cmp(p, _):
                        attributes=attrs)
 
 
-def _print_cmp(pr, op):
+def _print_cmp(pr: FormPrinter, op: Operation) -> None:
     pred = op.attr("predicate")
     pr.write(f"{pr.op_name_text(op)} {_PREDICATES[op.name][pred.value]}, ")
     pr.print_operands(op.operands)
@@ -261,7 +263,7 @@ CMPF = _cmp("arith.cmpf", FloatLike, "floating-point comparison operation")
 # ------------------------------------------------------------------ select
 
 
-def _parse_select(p, _):
+def _parse_select(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     if len(refs) != 3:
         raise p.error("expected 3 operands", refs[0][2] if refs else None)
@@ -271,7 +273,7 @@ def _parse_select(p, _):
     return p.create_op("arith.select", p.resolve_operands(refs, [cond_t, t, t]), [t], attrs)
 
 
-def _print_select(pr, op):
+def _print_select(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operands(op.operands)
     pr.print_op_attr_dict(op)
@@ -302,7 +304,7 @@ SELECT = OpDef(
 # ------------------------------------------------------------------ casts
 
 
-def parse_cast(p, _):
+def parse_cast(p: FormParser) -> Operation:
     """`%a {attrs} : from to into` (shared by every cast-like op)."""
     ref = p.parse_operand_ref()
     attrs = p.parse_optional_attr_dict()
@@ -313,7 +315,7 @@ def parse_cast(p, _):
     return p.create_op(operands=p.resolve_operands([ref], [src]), result_types=[dst], attributes=attrs)
 
 
-def print_cast(pr, op):
+def print_cast(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.print_op_attr_dict(op)

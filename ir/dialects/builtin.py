@@ -8,11 +8,13 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core.operation import Block, Operation, Region
 from egraft.ir.core.location import Location
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 
 
-def _parse_module(p, _):
+def _parse_module(p: FormParser) -> Operation:
     name = p.parse_optional_symbol()
     attrs = {}
     if p.parse_optional_keyword("attributes"):
@@ -30,7 +32,7 @@ def _parse_module(p, _):
     return p.create_op("builtin.module", attributes=attrs, regions=[region])
 
 
-def _print_module(pr, op):
+def _print_module(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) if pr.default_dialects[-1] == "builtin" else "module")
     name = op.attr("sym_name")
     if name is not None:
@@ -53,7 +55,7 @@ MODULE = OpDef(
 )
 
 
-def _parse_module_terminator(p, _):
+def _parse_module_terminator(p: FormParser) -> Operation:
     return p.create_op("builtin.module_terminator")
 
 

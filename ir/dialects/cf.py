@@ -12,7 +12,9 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm, OpDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 
@@ -27,13 +29,13 @@ def _check_successor_operands(op: Operation, block, values) -> None:
                                f"{op.successors.index(block)}")
 
 
-def _parse_br(p, _):
+def _parse_br(p: FormParser) -> Operation:
     dest, values = p.parse_successor_with_operands()
     attrs = p.parse_optional_attr_dict()
     return p.create_op("cf.br", values, attributes=attrs, successors=[dest])
 
 
-def _print_br(pr, op):
+def _print_br(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_successor_with_operands(op.successors[0], op.operands)
     pr.print_op_attr_dict(op)
@@ -54,7 +56,7 @@ BR = OpDef(
 )
 
 
-def _parse_cond_br(p, _):
+def _parse_cond_br(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     cond = p.resolve_operand(ref, T.i1)
     p.parse_punct(",")
@@ -67,7 +69,7 @@ def _parse_cond_br(p, _):
                        successors=[true_dest, false_dest])
 
 
-def _print_cond_br(pr, op):
+def _print_cond_br(pr: FormPrinter, op: Operation) -> None:
     groups = op.opdef.operand_groups(op)
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
@@ -97,7 +99,7 @@ COND_BR = OpDef(
 )
 
 
-def _parse_assert(p, _):
+def _parse_assert(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     p.parse_punct(",")
     msg = p.parse_string("message string")
@@ -106,7 +108,7 @@ def _parse_assert(p, _):
     return p.create_op("cf.assert", [p.resolve_operand(ref, T.i1)], attributes=attrs)
 
 
-def _print_assert(pr, op):
+def _print_assert(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.write(", " + str(op.attr("msg")))

@@ -14,14 +14,17 @@ from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region
 from egraft.ir.core.diagnostics import DiagnosticError
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
 
 
 # ------------------------------------------------------------------ signatures
 
 
-def parse_function_signature(p, *, allow_named: bool = True):
+def parse_function_signature(p: FormParser, *, allow_named: bool = True):
     """`(%a: i32 {attrs} loc(..), ...) -> (results)`: returns
     (entry args or None for a declaration, input types, arg attr dicts,
     result types, result attr dicts)."""
@@ -57,7 +60,7 @@ def parse_function_signature(p, *, allow_named: bool = True):
     return entry, types, arg_attrs, results, res_attrs
 
 
-def parse_function_results(p, parenthesized: bool = False) -> tuple[list[T.Type], list[dict]]:
+def parse_function_results(p: FormParser, parenthesized: bool = False) -> tuple[list[T.Type], list[dict]]:
     """`-> type` or `-> (type {attrs}, ...)` (nothing without `->`); with
     `parenthesized` the list must be in parentheses, as tfg.func writes it."""
     results: list[T.Type] = []
@@ -84,7 +87,7 @@ def attr_dict_array(dicts: Sequence[dict]) -> A.ArrayAttr | None:
     return A.ArrayAttr(tuple(A.DictionaryAttr(tuple(d.items())) for d in dicts))
 
 
-def print_function_signature(pr, op: Operation, region: Region | None, inputs: Sequence[T.Type],
+def print_function_signature(pr: FormPrinter, op: Operation, region: Region | None, inputs: Sequence[T.Type],
                              results: Sequence[T.Type]) -> None:
     arg_attrs = op.attr("arg_attrs")
     res_attrs = op.attr("res_attrs")
@@ -118,7 +121,7 @@ def print_function_signature(pr, op: Operation, region: Region | None, inputs: S
 _FUNC_ELIDED = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
 
 
-def _parse_func(p, _):
+def _parse_func(p: FormParser) -> Operation:
     visibility = None
     for vis in ("private", "public", "nested"):
         if p.parse_optional_keyword(vis):
@@ -145,7 +148,7 @@ def _parse_func(p, _):
     return p.create_op("func.func", attributes=attrs, regions=[region])
 
 
-def _print_func(pr, op):
+def _print_func(pr: FormPrinter, op: Operation) -> None:
     pr.write("func.func" if pr.default_dialects[-1] != "func" else "func")
     vis = op.attr("sym_visibility")
     if vis is not None:
@@ -176,8 +179,6 @@ def _verify_func(op: Operation) -> None:
 
 
 def _err(op: Operation, msg: str) -> DiagnosticError:
-    from egraft.ir.verifier import op_error
-
     return op_error(op, msg)
 
 
@@ -201,13 +202,13 @@ FUNC = OpDef(
 # ------------------------------------------------------------------ return / call
 
 
-def _parse_return(p, _):
+def _parse_return(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     types = p.parse_colon_type_list() if refs else []
     return p.create_op("func.return", p.resolve_operands(refs, types))
 
 
-def print_return_like(pr, op):
+def print_return_like(pr: FormPrinter, op: Operation) -> None:
     """`name %a, %b : t1, t2` (shared by terminators that return values)."""
     pr.write(pr.op_name_text(op))
     if op.operands:
@@ -243,7 +244,7 @@ RETURN = OpDef(
 )
 
 
-def _parse_call(p, _):
+def _parse_call(p: FormParser) -> Operation:
     callee = p.parse_symbol()
     refs = p.parse_operand_ref_list("()")
     attrs = p.parse_optional_attr_dict()
@@ -253,7 +254,7 @@ def _parse_call(p, _):
     return p.create_op("func.call", p.resolve_operands(refs, ft.inputs), ft.results, attrs)
 
 
-def _print_call(pr, op):
+def _print_call(pr: FormPrinter, op: Operation) -> None:
     pr.write(f"{pr.op_name_text(op)} {op.attr('callee')}(")
     pr.print_operands(op.operands)
     pr.write(")")

@@ -19,13 +19,15 @@ from __future__ import annotations
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
 
 
-def _parse_graybox(p, _):
+def _parse_graybox(p: FormParser) -> Operation:
     """Today's `[%args] = (%memrefs) : (types) -> (results)`, or the RFC's
     draft `[%A, %S] : (types)` (just `[]` when nothing is captured), whose
     region names each captured memref as the operand is named outside: the
@@ -55,7 +57,7 @@ def _parse_graybox(p, _):
     return p.create_op(GRAYBOX, operands, ft.results, attrs, regions=[region])
 
 
-def _print_graybox(pr, op):
+def _print_graybox(pr: FormPrinter, op: Operation) -> None:
     region = op.regions[0]
     args = region.blocks[0].args if region.blocks else []
     pr.write(f"{pr.op_name_text(op)} [")

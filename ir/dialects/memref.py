@@ -16,7 +16,9 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm, OpDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.arith import CAST_FORM, CONSTANT
@@ -24,7 +26,7 @@ from egraft.ir.dialects.arith import CAST_FORM, CONSTANT
 _DYNAMIC_INDEX = -(2 ** 63)  # MLIR's ShapedType::kDynamic in static index arrays
 
 
-def _memref_type(p, pos: int | None = None) -> T.MemRefType:
+def _memref_type(p: FormParser, pos: int | None = None) -> T.MemRefType:
     t = p.parse_type()
     if not isinstance(t, (T.MemRefType, T.UnrankedMemRefType)):
         raise p.error("invalid kind of type specified", pos)
@@ -34,7 +36,7 @@ def _memref_type(p, pos: int | None = None) -> T.MemRefType:
 # ------------------------------------------------------------------ alloc / alloca
 
 
-def _parse_alloc(p, _):
+def _parse_alloc(p: FormParser) -> Operation:
     dyn = p.parse_operand_ref_list("()")
     syms = p.parse_operand_ref_list("[]") if p.peek() == "[" else []
     attrs = p.parse_optional_attr_dict()
@@ -45,7 +47,7 @@ def _parse_alloc(p, _):
     return p.create_op(operands=p.resolve_operands(dyn + syms, idx), result_types=[t], attributes=attrs)
 
 
-def _print_alloc(pr, op):
+def _print_alloc(pr: FormPrinter, op: Operation) -> None:
     groups = op.opdef.operand_groups(op)
     pr.write(pr.op_name_text(op) + "(")
     pr.print_operands(groups["dynamicSizes"])
@@ -83,14 +85,14 @@ ALLOCA = _alloc("alloca", "stack memory allocation operation")
 # ------------------------------------------------------------------ dealloc / load / store
 
 
-def _parse_dealloc(p, _):
+def _parse_dealloc(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     attrs = p.parse_optional_attr_dict()
     p.parse_punct(":")
     return p.create_op(operands=[p.resolve_operand(ref, _memref_type(p))], attributes=attrs)
 
 
-def _print_dealloc(pr, op):
+def _print_dealloc(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.print_op_attr_dict(op)
@@ -101,7 +103,7 @@ DEALLOC = OpDef("memref.dealloc", summary="memory deallocation operation", opera
                 traits=(Traits.MemoryEffects(("free",)),), assembly=CustomForm(_parse_dealloc, _print_dealloc))
 
 
-def parse_indexed_access(p):
+def parse_indexed_access(p: FormParser):
     """`%m[%i, %j] {attrs} : memref<...>`: the memref, index values, attributes and type."""
     ref = p.parse_operand_ref()
     idx = p.parse_operand_ref_list("[]")
@@ -111,7 +113,7 @@ def parse_indexed_access(p):
     return p.resolve_operand(ref, t), p.resolve_operands(idx, [T.index] * len(idx)), attrs, t
 
 
-def print_indexed_access(pr, memref, indices, op) -> None:
+def print_indexed_access(pr: FormPrinter, memref, indices, op) -> None:
     pr.print_operand(memref)
     pr.write("[")
     pr.print_operands(indices)
@@ -120,17 +122,17 @@ def print_indexed_access(pr, memref, indices, op) -> None:
     pr.write(f" : {memref.type}")
 
 
-def _parse_load(p, _):
+def _parse_load(p: FormParser) -> Operation:
     memref, idx, attrs, t = parse_indexed_access(p)
     return p.create_op("memref.load", [memref, *idx], [t.element_type], attrs)
 
 
-def _print_load(pr, op):
+def _print_load(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     print_indexed_access(pr, op.operands[0], op.operands[1:], op)
 
 
-def _parse_store(p, _):
+def _parse_store(p: FormParser) -> Operation:
     vref = p.parse_operand_ref()
     p.parse_punct(",")
     memref, idx, attrs, t = parse_indexed_access(p)
@@ -138,7 +140,7 @@ def _parse_store(p, _):
     return p.create_op("memref.store", [value, memref, *idx], attributes=attrs)
 
 
-def _print_store(pr, op):
+def _print_store(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.write(", ")
@@ -178,7 +180,7 @@ MEMORY_SPACE_CAST = OpDef("memref.memory_space_cast", summary="memref memory spa
                           traits=(Traits.Pure,), assembly=CAST_FORM, result_names=["memspacecast"])
 
 
-def _parse_dim(p, _):
+def _parse_dim(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     p.parse_punct(",")
     literal = p.parse_optional_integer()
@@ -195,7 +197,7 @@ def _parse_dim(p, _):
     return p.create_op("memref.dim", [p.resolve_operand(ref, t), index], [T.index], attrs)
 
 
-def _print_dim(pr, op):
+def _print_dim(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operands(op.operands)
     pr.print_op_attr_dict(op)
@@ -207,7 +209,7 @@ DIM = OpDef("memref.dim", summary="dimension index operation",
             traits=(Traits.Pure,), assembly=CustomForm(_parse_dim, _print_dim), result_names=["dim"])
 
 
-def _parse_rank(p, _):
+def _parse_rank(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     attrs = p.parse_optional_attr_dict()
     p.parse_punct(":")
@@ -219,7 +221,7 @@ RANK = OpDef("memref.rank", summary="rank operation", operands=[("memref", C.Any
              assembly=CustomForm(_parse_rank, _print_dealloc))
 
 
-def _parse_copy(p, _):
+def _parse_copy(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     attrs = p.parse_optional_attr_dict()
     p.parse_punct(":")
@@ -229,7 +231,7 @@ def _parse_copy(p, _):
     return p.create_op(operands=p.resolve_operands(refs, [src, dst]), attributes=attrs)
 
 
-def _print_copy(pr, op):
+def _print_copy(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operands(op.operands)
     pr.print_op_attr_dict(op)
@@ -243,7 +245,7 @@ COPY = OpDef("memref.copy", summary="copy operation", operands=[("source", C.Any
 # ------------------------------------------------------------------ mixed static/dynamic index lists
 
 
-def parse_mixed_indices(p) -> tuple[list, list[int]]:
+def parse_mixed_indices(p: FormParser) -> tuple[list, list[int]]:
     """`[%a, 4, %b]`: the SSA refs and the static values (dynamic ones marked)."""
     p.parse_punct("[")
     refs: list = []
@@ -262,7 +264,7 @@ def parse_mixed_indices(p) -> tuple[list, list[int]]:
     return refs, static
 
 
-def print_mixed_indices(pr, values: Sequence, static: A.DenseArrayAttr) -> None:
+def print_mixed_indices(pr: FormPrinter, values: Sequence, static: A.DenseArrayAttr) -> None:
     it = iter(values)
     parts = [pr.value_name(next(it)) if s == _DYNAMIC_INDEX else str(s) for s in static.values]
     pr.write("[" + ", ".join(parts) + "]")
@@ -271,7 +273,7 @@ def print_mixed_indices(pr, values: Sequence, static: A.DenseArrayAttr) -> None:
 _SUBVIEW_LISTS = ("offsets", "sizes", "strides")
 
 
-def _parse_offsets_sizes_strides(p, source_ref, prefixes: Sequence[str] = ("", "", "")):
+def _parse_offsets_sizes_strides(p: FormParser, source_ref, prefixes: Sequence[str] = ("", "", "")):
     """Three mixed lists after optional keyword prefixes (`offset:`, ...)."""
     groups = []
     for i, prefix in enumerate(prefixes):
@@ -295,7 +297,7 @@ def _parse_offsets_sizes_strides(p, source_ref, prefixes: Sequence[str] = ("", "
     return p.create_op(operands=operands, result_types=[dst], attributes=attrs)
 
 
-def _print_offsets_sizes_strides(pr, op, prefixes: Sequence[str] = ("", "", ""), sep: str = " ") -> None:
+def _print_offsets_sizes_strides(pr: FormPrinter, op, prefixes: Sequence[str] = ("", "", ""), sep: str = " ") -> None:
     groups = op.opdef.operand_groups(op)
     for i, (name, prefix) in enumerate(zip(_SUBVIEW_LISTS, prefixes)):
         if i:
@@ -307,11 +309,11 @@ def _print_offsets_sizes_strides(pr, op, prefixes: Sequence[str] = ("", "", ""),
     pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
 
 
-def _parse_subview(p, _):
+def _parse_subview(p: FormParser) -> Operation:
     return _parse_offsets_sizes_strides(p, p.parse_operand_ref())
 
 
-def _print_subview(pr, op):
+def _print_subview(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     _print_offsets_sizes_strides(pr, op)
@@ -320,13 +322,13 @@ def _print_subview(pr, op):
 _REINTERPRET_PREFIXES = ("offset", "sizes", "strides")
 
 
-def _parse_reinterpret_cast(p, _):
+def _parse_reinterpret_cast(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     p.parse_keyword("to")
     return _parse_offsets_sizes_strides(p, ref, _REINTERPRET_PREFIXES)
 
 
-def _print_reinterpret_cast(pr, op):
+def _print_reinterpret_cast(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.write(" to ")
@@ -347,7 +349,7 @@ REINTERPRET_CAST = _view_like("reinterpret_cast", "memref reinterpret cast opera
                               CustomForm(_parse_reinterpret_cast, _print_reinterpret_cast), "reinterpret_cast")
 
 
-def _parse_view(p, _):
+def _parse_view(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     shift = p.parse_operand_ref_list("[]")
     sizes = p.parse_operand_ref_list("[]")
@@ -360,7 +362,7 @@ def _parse_view(p, _):
     return p.create_op(operands=operands, result_types=[dst], attributes=attrs)
 
 
-def _print_view(pr, op):
+def _print_view(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operand(op.operands[0])
     pr.write("[")

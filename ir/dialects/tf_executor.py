@@ -12,19 +12,20 @@ from __future__ import annotations
 
 from egraft.ir.records import constraints as C
 from egraft.ir.core.operation import Operation, Region
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.core.traits import Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.tf_types import CONTROL, Control, is_control, verify_tf_executor_type
 from egraft.ir.dialects.tf_executor_cflow import (CONTROL_TRIGGER, ENTER, EXIT, LOOP_COND, MERGE, RECV, SEND, SINK, SOURCE, SWITCH,
                                 SWITCH_N)
-from egraft.ir.dialects.tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, custom_error, ensure_terminator,
-                                finish_op, grouped_names, verify_body_block, verify_control_last)
+from egraft.ir.dialects.tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, ensure_terminator, grouped_names, verify_body_block, verify_control_last)
 
 # ------------------------------------------------------------------ graph
 
 
-def _parse_graph(p, _) -> Operation:
+def _parse_graph(p: FormParser) -> Operation:
     """Today's `graph {...}` takes its result types from the fetch; the 2019
     design's `graph : t1, t2 {...}` states them (the verifier compares them
     with the fetch)."""
@@ -46,7 +47,7 @@ def _parse_graph(p, _) -> Operation:
     return finish_op(p, [], results, regions=[region])
 
 
-def _print_graph(pr, op: Operation) -> None:
+def _print_graph(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_region(op.regions[0], print_entry_args=False)
     pr.print_op_attr_dict(op)
@@ -105,7 +106,7 @@ FETCH = OpDef(
 # ------------------------------------------------------------------ island
 
 
-def _parse_island(p, _) -> Operation:
+def _parse_island(p: FormParser) -> Operation:
     """Today's `island(%ctl) {...}` takes its result types from the yield; the
     2019 design's `island(%ctl) : (control types) -> (data types) {...}`
     states them (the control result stays implicit; the verifier compares the
@@ -158,7 +159,7 @@ def _wrapped_op(op: Operation) -> Operation | None:
     return wrapped
 
 
-def _print_island(pr, op: Operation) -> None:
+def _print_island(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op))
     if op.operands:
         pr.write("(")

@@ -11,18 +11,16 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, Variadic
+from egraft.ir.records.opdef import AttrDef, OpDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.tf_types import CONTROL, TOKEN, BoolTensor, Control, I32Tensor, Token, is_control
-from egraft.ir.dialects.tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR, IN_GRAPH, TENSOR_TYPES,
-                                custom_error, finish_op, grouped_names, print_name_operands,
-                                print_type_or_functional, single_type, verify_broadcastable,
-                                verify_control_last, verify_data_outputs, with_controls)
+from egraft.ir.dialects.tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR, IN_GRAPH, TENSOR_TYPES, grouped_names, print_name_operands, print_type_or_functional, single_type, verify_broadcastable, verify_control_last, verify_data_outputs, with_controls)
 
 # ------------------------------------------------------------------ Switch, _SwitchN, Merge
 
 
-def _parse_switch(p, _) -> Operation:
+def _parse_switch(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     t = single_type(p)
     if isinstance(t, T.FunctionType):
@@ -36,7 +34,7 @@ def _parse_switch(p, _) -> Operation:
     return finish_op(p, p.resolve_operands(refs, types), results)
 
 
-def _print_switch(pr, op: Operation) -> None:
+def _print_switch(pr: FormPrinter, op: Operation) -> None:
     if len(op.operands) < 2 or len(op.results) != 3:
         pr.print_generic_op(op)  # malformed (unverified) IR: only the generic form can show it
         return
@@ -67,7 +65,7 @@ SWITCH = OpDef(
 )
 
 
-def _parse_switch_n(p, _) -> Operation:
+def _parse_switch_n(p: FormParser) -> Operation:
     pos = p.pos
     refs = p.parse_operand_ref_list()
     if len(refs) != 2:
@@ -83,7 +81,7 @@ def _parse_switch_n(p, _) -> Operation:
     return finish_op(p, operands, [t] * num_outs + [CONTROL], {"num_outs": A.IntegerAttr(num_outs, T.i64)})
 
 
-def _print_switch_n(pr, op: Operation) -> None:
+def _print_switch_n(pr: FormPrinter, op: Operation) -> None:
     # The custom form states one type: data and outputs of that type, a `tensor<i32>` index.
     if len(op.operands) < 2 or op.operands[1].type is not I32_SCALAR or \
             any(t is not op.operands[0].type for t in op.result_types[:-1]):
@@ -125,7 +123,7 @@ SWITCH_N = OpDef(
 )
 
 
-def _parse_merge(p, _) -> Operation:
+def _parse_merge(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     t = single_type(p)
     if isinstance(t, T.FunctionType):
@@ -135,7 +133,7 @@ def _parse_merge(p, _) -> Operation:
     return finish_op(p, p.resolve_operands(refs, types), results)
 
 
-def _print_merge(pr, op: Operation) -> None:
+def _print_merge(pr: FormPrinter, op: Operation) -> None:
     if len(op.results) != 3:
         pr.print_generic_op(op)
         return
@@ -174,7 +172,7 @@ MERGE = OpDef(
 # ------------------------------------------------------------------ frames: Enter, Exit, LoopCond
 
 
-def _parse_enter(p, _) -> Operation:
+def _parse_enter(p: FormParser) -> Operation:
     pos = p.pos
     refs = p.parse_operand_ref_list()
     if not refs:
@@ -196,7 +194,7 @@ def _parse_enter(p, _) -> Operation:
     return finish_op(p, p.resolve_operands(refs, types), results, attrs)
 
 
-def _print_enter(pr, op: Operation) -> None:
+def _print_enter(pr: FormPrinter, op: Operation) -> None:
     if not op.operands or len(op.results) != 2 or op.attr("frame_name") is None:
         pr.print_generic_op(op)
         return
@@ -235,13 +233,13 @@ ENTER = OpDef(
 )
 
 
-def _parse_exit(p, _) -> Operation:
+def _parse_exit(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     t = p.parse_colon_type_list()[0]
     return finish_op(p, p.resolve_operands(refs, with_controls([t], len(refs))), [t, CONTROL])
 
 
-def _print_exit(pr, op: Operation) -> None:
+def _print_exit(pr: FormPrinter, op: Operation) -> None:
     # The custom form states one type, for the input and the output alike.
     if not op.operands or len(op.results) != 2 or op.operands[0].type is not op.results[0].type:
         pr.print_generic_op(op)
@@ -264,7 +262,7 @@ EXIT = OpDef(
 )
 
 
-def _parse_loop_cond(p, _) -> Operation:
+def _parse_loop_cond(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     if not refs:
         raise custom_error(p, "expects at least one operand")
@@ -278,7 +276,7 @@ def _parse_loop_cond(p, _) -> Operation:
     return finish_op(p, p.resolve_operands(refs, types), results)
 
 
-def _print_loop_cond(pr, op: Operation) -> None:
+def _print_loop_cond(pr: FormPrinter, op: Operation) -> None:
     if not op.operands or len(op.results) != 2:
         pr.print_generic_op(op)
         return
@@ -302,12 +300,12 @@ LOOP_COND = OpDef(
 # ------------------------------------------------------------------ NextIteration
 
 
-def _parse_source(p, _) -> Operation:
+def _parse_source(p: FormParser) -> Operation:
     t = p.parse_colon_type_list()[0]
     return finish_op(p, [], [t, TOKEN, CONTROL])
 
 
-def _print_source(pr, op: Operation) -> None:
+def _print_source(pr: FormPrinter, op: Operation) -> None:
     if len(op.results) != 3 or op.results[1].type is not TOKEN:
         pr.print_generic_op(op)
         return
@@ -338,14 +336,14 @@ SOURCE = OpDef(
 )
 
 
-def _parse_sink(p, _) -> Operation:
+def _parse_sink(p: FormParser) -> Operation:
     token = p.parse_operand_ref_list("[]")
     refs = token + p.parse_operand_ref_list()
     t = p.parse_colon_type_list()[0]
     return finish_op(p, p.resolve_operands(refs, with_controls([TOKEN, t], len(refs))), [])
 
 
-def _print_sink(pr, op: Operation) -> None:
+def _print_sink(pr: FormPrinter, op: Operation) -> None:
     if len(op.operands) < 2 or op.operands[0].type is not TOKEN:
         pr.print_generic_op(op)
         return
@@ -383,12 +381,12 @@ SINK = OpDef(
 # ------------------------------------------------------------------ ControlTrigger
 
 
-def _parse_trigger(p, _) -> Operation:
+def _parse_trigger(p: FormParser) -> Operation:
     refs = p.parse_operand_ref_list()
     return finish_op(p, p.resolve_operands(refs, [CONTROL] * len(refs)), [CONTROL])
 
 
-def _print_trigger(pr, op: Operation) -> None:
+def _print_trigger(pr: FormPrinter, op: Operation) -> None:
     print_name_operands(pr, op)
     pr.print_op_attr_dict(op)
 

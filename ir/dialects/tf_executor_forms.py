@@ -13,7 +13,8 @@ from typing import Sequence
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region
 from egraft.ir.core.diagnostics import DiagnosticError
-from egraft.ir.records.opdef import CustomForm, Traits
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.core.traits import Traits
 from egraft.ir.verifier import op_diag, op_error
 from egraft.ir.dialects.tf_types import CONTROL, broadcast_compatible, is_control, is_ref
 
@@ -27,12 +28,7 @@ TENSOR_TYPES = (T.RankedTensorType, T.UnrankedTensorType)
 # ------------------------------------------------------------------ shared parse/print pieces
 
 
-def custom_error(p, message: str, pos: int | None = None) -> DiagnosticError:
-    """An error of a custom form, prefixed as MLIR prefixes them."""
-    return p.error(f"custom op '{p.op_name}' {message}", p.op_start if pos is None else pos)
-
-
-def single_type(p) -> T.Type:
+def single_type(p: FormParser) -> T.Type:
     """`: type` where exactly one type (possibly a function type) is allowed."""
     pos = p.pos
     types = p.parse_colon_type_list()
@@ -46,14 +42,7 @@ def with_controls(types: Sequence[T.Type], n_operands: int) -> list[T.Type]:
     return list(types) + [CONTROL] * max(0, n_operands - len(types))
 
 
-def finish_op(p, operands: Sequence, results: Sequence[T.Type], attrs: dict | None = None,
-            regions: Sequence[Region] = ()) -> Operation:
-    attrs = dict(attrs or {})
-    attrs.update(p.parse_optional_attr_dict())
-    return p.create_op(None, operands, results, attrs, regions=regions)
-
-
-def print_type_or_functional(pr, op: Operation, short: bool, short_type: T.Type) -> None:
+def print_type_or_functional(pr: FormPrinter, op: Operation, short: bool, short_type: T.Type) -> None:
     pr.write(" : ")
     if short:
         pr.print_type(short_type)
@@ -61,19 +50,19 @@ def print_type_or_functional(pr, op: Operation, short: bool, short_type: T.Type)
         pr.print_function_type(op.operand_types, op.result_types)
 
 
-def print_name_operands(pr, op: Operation, operands: Sequence | None = None) -> None:
+def print_name_operands(pr: FormPrinter, op: Operation, operands: Sequence | None = None) -> None:
     pr.write(pr.op_name_text(op) + " ")
     pr.print_operands(op.operands if operands is None else operands)
 
 
-def _parse_values_types(p, _) -> Operation:
+def _parse_values_types(p: FormParser) -> Operation:
     """`%a, %b : t1, t2 {attrs}` (fetch and yield)."""
     refs = p.parse_operand_ref_list()
     types = p.parse_colon_type_list() if refs else []
     return finish_op(p, p.resolve_operands(refs, types), [])
 
 
-def _print_values_types(pr, op: Operation) -> None:
+def _print_values_types(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op))
     if op.operands:
         pr.write(" ")
@@ -86,7 +75,7 @@ def _print_values_types(pr, op: Operation) -> None:
 VALUES_TYPES_FORM = CustomForm(_parse_values_types, _print_values_types)
 
 
-def ensure_terminator(p, region: Region, name: str) -> Operation:
+def ensure_terminator(p: FormParser, region: Region, name: str) -> Operation:
     """MLIR's ensureTerminator: an empty region gets a block, and a block not
     ending in a terminator gets an operand-less `name` op."""
     if not region.blocks:

@@ -15,13 +15,16 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, RegionDef, Trait, Traits, Variadic
+from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Trait, Traits
 from egraft.ir.dialects.tf_types import BoolTensor, IndexTensor, ResourceTensor, TFTensor, drop_ref_and_subtypes
+from egraft.ir.verifier import op_error
 
 # ------------------------------------------------------------------ the 2019 custom form
 
 
-def parse_legacy_form(p, _) -> Operation:
+def parse_legacy_form(p: FormParser) -> Operation:
     """2019's `tf.Add %a, %b {attrs} : tensor<*xf32>` (every operand and the
     single result share the type) or `... : (ins) -> outs`."""
     refs = p.parse_operand_ref_list()
@@ -35,7 +38,7 @@ def parse_legacy_form(p, _) -> Operation:
     return p.create_op(None, operands, results, attrs)
 
 
-def print_generic(pr, op: Operation) -> None:
+def print_generic(pr: FormPrinter, op: Operation) -> None:
     """TensorFlow prints its ops generically, whatever form they were read in."""
     pr.print_generic_op(op)
 
@@ -80,8 +83,6 @@ _COMMUTATIVE_BINARY = (Traits.Commutative, Traits.Pure, _SAME_ELEMENT)
 
 
 def _verify_same_element_types(op: Operation) -> None:
-    from egraft.ir.verifier import op_error
-
     types = [drop_ref_and_subtypes(T.element_type(t)) for t in (*op.operand_types, *op.result_types)]
     if any(t is not types[0] for t in types[1:]):
         raise op_error(op, "requires compatible element types for all operands and results")
@@ -107,7 +108,7 @@ def _binary(name: str, summary: str, traits: Sequence[Trait] = _BINARY) -> OpDef
 
 def _reduction(name: str, summary: str) -> OpDef:
     return _op(name, summary, [("input", TFTensor), ("reduction_indices", IndexTensor)],
-               attributes=[_flag("keep_dims")])
+               attributes=[_flag("keep_dims")], dims_operand=("reduction_indices", "axes"))
 
 
 # ------------------------------------------------------------------ records
@@ -143,15 +144,20 @@ STRUCTURAL = [
         traits=_COMMUTATIVE_BINARY),
     _op("Placeholder", "A graph input fed at run time", traits=()),
     _op("NoOp", "Does nothing; anchors control dependencies", results=()),
-    _op("Reshape", "Gives a tensor a new shape", [("tensor", TFTensor), ("shape", IndexTensor)]),
+    _op("Reshape", "Gives a tensor a new shape", [("tensor", TFTensor), ("shape", IndexTensor)],
+        dims_operand=("shape", "shape")),
     _op("Squeeze", "Removes size-1 dimensions", [("input", TFTensor)],
         attributes=[AttrDef("squeeze_dims", C.I64ArrayAttr, default=_EMPTY)]),
-    _op("ExpandDims", "Inserts a size-1 dimension", [("input", TFTensor), ("dim", IndexTensor)]),
-    _op("Transpose", "Permutes dimensions", [("x", TFTensor), ("perm", IndexTensor)], [("y", TFTensor)]),
+    _op("ExpandDims", "Inserts a size-1 dimension", [("input", TFTensor), ("dim", IndexTensor)],
+        dims_operand=("dim", "new_axis")),
+    _op("Transpose", "Permutes dimensions", [("x", TFTensor), ("perm", IndexTensor)], [("y", TFTensor)],
+        dims_operand=("perm", "permutation")),
     _op("ConcatV2", "Concatenates tensors along an axis",
-        [("values", Variadic(TFTensor)), ("axis", IndexTensor)]),
-    _op("Pad", "Pads a tensor with zeros", [("input", TFTensor), ("paddings", IndexTensor)]),
-    _op("Fill", "A tensor of the given shape filled with a scalar", [("dims", IndexTensor), ("value", TFTensor)]),
+        [("values", Variadic(TFTensor)), ("axis", IndexTensor)], dims_operand=("axis", "axis")),
+    _op("Pad", "Pads a tensor with zeros", [("input", TFTensor), ("paddings", IndexTensor)],
+        dims_operand=("paddings", "paddings")),
+    _op("Fill", "A tensor of the given shape filled with a scalar", [("dims", IndexTensor), ("value", TFTensor)],
+        dims_operand=("dims", "dims")),
     _op("Cast", "Converts element types", [("x", TFTensor)], [("y", TFTensor)], attributes=[_flag("Truncate")]),
     _reduction("Mean", "Mean over the given dimensions"),
     _reduction("Sum", "Sum over the given dimensions"),
@@ -228,7 +234,7 @@ CONTROL_FLOW = [
 def _compare(name: str, summary: str, traits: Sequence[Trait] = _PURE, attributes: Sequence = ()) -> OpDef:
     """A comparison: bool result, operands of one element type (not checked: the result differs)."""
     return _op(name, summary, [("x", TFTensor), ("y", TFTensor)], [("z", TFTensor)], traits=traits,
-               attributes=attributes)
+               attributes=attributes, result_element=T.i1)
 
 
 _SHAPE_ERROR = _flag("incompatible_shape_error", _TRUE)

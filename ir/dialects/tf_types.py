@@ -10,7 +10,9 @@ executor ops (Merge, Switch, Enter, Exit, _SwitchN) check their data against.
 from __future__ import annotations
 
 from egraft.ir.core import types as T
+from egraft.ir.core.diagnostics import DiagnosticError
 from egraft.ir.records.constraints import Constraint
+from egraft.ir.syntax.attr_parser import AttributeParser
 
 # ------------------------------------------------------------------ tf_type
 
@@ -84,10 +86,7 @@ def verify_tf_type(body: str) -> str | list[str] | None:
 
 def _subtype_problem(params: str) -> str | None:
     """Why `params` is not a comma-separated list of TensorFlow tensor types."""
-    from egraft.ir.core.diagnostics import DiagnosticError
-    from egraft.ir.syntax.parser import Parser
-
-    p = Parser(params, "<subtypes>")
+    p = AttributeParser(params, "<subtypes>")
     try:
         while True:
             t = p.parse_type()

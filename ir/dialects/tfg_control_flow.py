@@ -17,8 +17,11 @@ from typing import Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Operation, Region, SymbolTable
-from egraft.ir.records.opdef import AttrDef, CustomForm, OpDef, RegionDef, Traits, Variadic, VARIADIC
+from egraft.ir.core.operation import Operation, Region
+from egraft.ir.core.symbols import SymbolTable
+from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic, VARIADIC
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.tfg_func import check_single_nonempty_block
 from egraft.ir.dialects.tfg_node import NODE_FORM, node_result_names, parse_optional_ref_list, write_operand_list
@@ -50,18 +53,18 @@ def _segments(*sizes: int) -> A.DenseArrayAttr:
 # ------------------------------------------------------------------ shared syntax
 
 
-def _parse_graph_region(p) -> Region:
+def _parse_graph_region(p: FormParser) -> Region:
     return p.parse_region(default_dialect=TFG)
 
 
-def _print_graph_region(pr, region: Region) -> None:
+def _print_graph_region(pr: FormPrinter, region: Region) -> None:
     pr.print_region(region, print_entry_args=True, default_dialect=TFG)
 
 
 # ------------------------------------------------------------------ terminators
 
 
-def _parse_terminator_tail(p) -> tuple[list, int, int, dict]:
+def _parse_terminator_tail(p: FormParser) -> tuple[list, int, int, dict]:
     """`(data) [ctls] {attrs} : data types`, shared by yield and condition:
     the resolved operands, the two group sizes and the attributes."""
     data = parse_optional_ref_list(p, "(", ")")
@@ -72,7 +75,7 @@ def _parse_terminator_tail(p) -> tuple[list, int, int, dict]:
     return operands, len(data), len(ctls), attrs
 
 
-def _print_terminator_tail(pr, op: Operation, data: list, ctls: list, data_lead: str) -> None:
+def _print_terminator_tail(pr: FormPrinter, op: Operation, data: list, ctls: list, data_lead: str) -> None:
     write_operand_list(pr, data, "(", ")", data_lead)
     write_operand_list(pr, ctls, "[", "]", " ")
     pr.print_op_attr_dict(op, elided=(_SEGMENTS,))
@@ -81,13 +84,13 @@ def _print_terminator_tail(pr, op: Operation, data: list, ctls: list, data_lead:
         pr.print_types(v.type for v in data)
 
 
-def _parse_yield(p, _):
+def _parse_yield(p: FormParser) -> Operation:
     operands, n_data, n_ctls, attrs = _parse_terminator_tail(p)
     return p.create_op(operands=operands, attributes=attrs,
                        properties={_SEGMENTS: _segments(n_data, n_ctls)})
 
 
-def _print_yield(pr, op):
+def _print_yield(pr: FormPrinter, op: Operation) -> None:
     data, ctls = split_data_control(op.operands)
     pr.write(pr.op_name_text(op))
     _print_terminator_tail(pr, op, data, ctls, "")
@@ -105,7 +108,7 @@ YIELD = OpDef(
 )
 
 
-def _parse_condition(p, _):
+def _parse_condition(p: FormParser) -> Operation:
     cond = p.parse_operand_ref()
     p.parse_punct(":")
     cond_type = p.parse_type()
@@ -115,7 +118,7 @@ def _parse_condition(p, _):
                        properties={_SEGMENTS: _segments(1, n_data, n_ctls)})
 
 
-def _print_condition(pr, op):
+def _print_condition(pr: FormPrinter, op: Operation) -> None:
     cond = op.operands[0]
     data, ctls = split_data_control(op.operands[1:])
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(cond)} : {cond.type}")
@@ -241,7 +244,7 @@ def _verify_for_region(op: Operation) -> None:
 # ------------------------------------------------------------------ region op syntax
 
 
-def _parse_if_region(p, _):
+def _parse_if_region(p: FormParser) -> Operation:
     cond = p.parse_operand_ref()
     ctls = parse_optional_ref_list(p, "[", "]")
     p.parse_keyword("then")
@@ -251,7 +254,7 @@ def _parse_if_region(p, _):
     return _finish_selector_region_op(p, cond, ctls, [then_region, else_region])
 
 
-def _finish_selector_region_op(p, selector, ctls: list, regions: list) -> Operation:
+def _finish_selector_region_op(p: FormParser, selector, ctls: list, regions: list) -> Operation:
     """`{attrs} : (selector type) -> results`, the tail IfRegion and
     CaseRegion share; builds the op with its control result."""
     attrs = p.parse_optional_attr_dict()
@@ -266,12 +269,12 @@ def _finish_selector_region_op(p, selector, ctls: list, regions: list) -> Operat
                        regions=regions)
 
 
-def _print_region_types(pr, inputs: Sequence[T.Type], op: Operation) -> None:
+def _print_region_types(pr: FormPrinter, inputs: Sequence[T.Type], op: Operation) -> None:
     pr.write(" : ")
     pr.print_function_type(inputs, [r.type for r in split_data_control(op.results)[0]])
 
 
-def _print_if_region(pr, op):
+def _print_if_region(pr: FormPrinter, op: Operation) -> None:
     cond, ctls = op.operands[0], op.operands[1:]
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(cond)}")
     write_operand_list(pr, ctls, "[", "]", " ")
@@ -283,7 +286,7 @@ def _print_if_region(pr, op):
     _print_region_types(pr, [cond.type], op)
 
 
-def _parse_case_region(p, _):
+def _parse_case_region(p: FormParser) -> Operation:
     index = p.parse_operand_ref()
     ctls = parse_optional_ref_list(p, "[", "]")
     regions = [_parse_graph_region(p)]
@@ -292,7 +295,7 @@ def _parse_case_region(p, _):
     return _finish_selector_region_op(p, index, ctls, regions)
 
 
-def _print_case_region(pr, op):
+def _print_case_region(pr: FormPrinter, op: Operation) -> None:
     index, ctls = op.operands[0], op.operands[1:]
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(index)}")
     write_operand_list(pr, ctls, "[", "]", " ")
@@ -303,7 +306,7 @@ def _print_case_region(pr, op):
     _print_region_types(pr, [index.type], op)
 
 
-def _parse_while_region(p, _):
+def _parse_while_region(p: FormParser) -> Operation:
     init = parse_optional_ref_list(p, "(", ")")
     ctls = parse_optional_ref_list(p, "[", "]")
     cond = _parse_graph_region(p)
@@ -320,7 +323,7 @@ def _parse_while_region(p, _):
                        properties={_SEGMENTS: _segments(len(init), len(ctls))}, regions=[cond, body])
 
 
-def _print_while_region(pr, op):
+def _print_while_region(pr: FormPrinter, op: Operation) -> None:
     init, ctls = split_data_control(op.operands)
     pr.write(pr.op_name_text(op))
     write_operand_list(pr, init, "(", ")")
@@ -334,7 +337,7 @@ def _print_while_region(pr, op):
         _print_region_types(pr, [v.type for v in init], op)
 
 
-def _parse_for_region(p, _):
+def _parse_for_region(p: FormParser) -> Operation:
     init = parse_optional_ref_list(p, "(", ")")
     ctls = parse_optional_ref_list(p, "[", "]")
     bounds = []
@@ -355,7 +358,7 @@ def _parse_for_region(p, _):
                        properties={_SEGMENTS: _segments(1, 1, 1, len(init), len(ctls))}, regions=[body])
 
 
-def _print_for_region(pr, op):
+def _print_for_region(pr: FormPrinter, op: Operation) -> None:
     data, ctls = split_data_control(op.operands)
     bounds, init = data[:3], data[3:]
     pr.write(pr.op_name_text(op))

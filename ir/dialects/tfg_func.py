@@ -15,7 +15,9 @@ from egraft.ir.core import attributes as A
 from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region
-from egraft.ir.records.opdef import CustomForm, OpDef, RegionDef, Traits, Variadic
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.traits import Traits
 from egraft.ir.verifier import op_error
 from egraft.ir.dialects.func import attr_dict_array, parse_function_results
 from egraft.ir.dialects.tfg_node import (node_error, node_result_names, parse_keyword_attrs, parse_optional_ref_list,
@@ -47,7 +49,7 @@ def check_single_nonempty_block(op: Operation) -> None:
 # ------------------------------------------------------------------ tfg.graph
 
 
-def _parse_graph(p, _):
+def _parse_graph(p: FormParser) -> Operation:
     p.skip_ws()
     pos = p.pos
     version = p.parse_attribute()
@@ -64,7 +66,7 @@ def _parse_graph(p, _):
     return p.create_op(attributes=attrs, regions=[region])
 
 
-def _print_graph(pr, op):
+def _print_graph(pr: FormPrinter, op: Operation) -> None:
     pr.write(f"{pr.op_name_text(op)} {op.attr('version')}")
     pr.print_op_attr_dict(op, elided=("version",), with_keyword=True)
     pr.write(" ")
@@ -91,7 +93,7 @@ GRAPH = OpDef(
 _FUNC_ELIDED = ("generic", "sym_visibility", "function_type", "arg_attrs", "res_attrs", "sym_name")
 
 
-def _parse_func(p, _):
+def _parse_func(p: FormParser) -> Operation:
     attrs: dict[str, A.Attribute] = {}
     for vis in ("public", "private", "nested"):
         if p.parse_optional_keyword(vis):
@@ -134,7 +136,7 @@ def _dict_array(dicts: list[dict]) -> A.ArrayAttr:
     return attr_dict_array(dicts) or A.ArrayAttr(tuple(A.DictionaryAttr(()) for _ in dicts))
 
 
-def _print_func(pr, op):
+def _print_func(pr: FormPrinter, op: Operation) -> None:
     name = op.attr("sym_name").value
     vis = op.attr("sym_visibility")
     pr.write(pr.op_name_text(op) if pr.default_dialects[-1] == TFG else "tfg.func")
@@ -165,13 +167,13 @@ def _print_func(pr, op):
     pr.print_region(op.regions[0], print_entry_args=False, default_dialect=TFG)
 
 
-def _attrs_text(pr, array: A.Attribute | None, i: int) -> str:
+def _attrs_text(pr: FormPrinter, array: A.Attribute | None, i: int) -> str:
     if not isinstance(array, A.ArrayAttr) or i >= len(array):
         return ""
     d = array[i]
     if not isinstance(d, A.DictionaryAttr) or not d.entries:
         return ""
-    return " {" + pr._dict_entries(sorted(d.entries)) + "}"
+    return " {" + pr.dict_entries_text(sorted(d.entries)) + "}"
 
 
 def _func_arg_names(op: Operation, region: Region, block_index: int) -> list[str | None] | None:
@@ -260,7 +262,7 @@ FUNC = OpDef(
 # ------------------------------------------------------------------ tfg.return
 
 
-def _parse_return(p, _):
+def _parse_return(p: FormParser) -> Operation:
     refs = parse_optional_ref_list(p, "(", ")")
     ctl_attrs: list[A.Attribute] = []
     if p.parse_optional_punct("["):
@@ -281,7 +283,7 @@ def _parse_return(p, _):
     return p.create_op(operands=p.resolve_operands(refs, types), attributes=attrs)
 
 
-def _print_return(pr, op):
+def _print_return(pr: FormPrinter, op: Operation) -> None:
     pr.write(pr.op_name_text(op))
     data, ctls = split_data_control(op.operands)
     write_operand_list(pr, data, "(", ")")
@@ -319,7 +321,7 @@ RETURN = OpDef(
 # ------------------------------------------------------------------ tfg.get_result
 
 
-def _parse_get_result(p, _):
+def _parse_get_result(p: FormParser) -> Operation:
     paren = p.parse_optional_punct("(")
     ref = p.parse_operand_ref()
     if paren:
@@ -333,7 +335,7 @@ def _parse_get_result(p, _):
                        attributes=attrs)
 
 
-def _print_get_result(pr, op):
+def _print_get_result(pr: FormPrinter, op: Operation) -> None:
     pr.write(f"{pr.op_name_text(op)}(")
     pr.print_operand(op.operands[0])
     pr.write(f") {op.attr('name')} : {op.attr('number').value}")

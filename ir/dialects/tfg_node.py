@@ -24,7 +24,7 @@ from typing import Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.dialects.tfg_types import CONTROL, first_misplaced, split_data_control
 
 KEYWORD_ATTRS = (("device", "_mlir_device"), ("assigned_device", "_mlir_assigned_device"),
@@ -36,7 +36,7 @@ KEYWORD_ATTR_NAMES = tuple(name for _, name in KEYWORD_ATTRS)
 # ------------------------------------------------------------------ parsing pieces
 
 
-def parse_optional_ref_list(p, open_: str, close: str) -> list[tuple[str, int, int]]:
+def parse_optional_ref_list(p: FormParser, open_: str, close: str) -> list[tuple[str, int, int]]:
     """`(%a, %b)` (or with brackets) if present, else nothing."""
     if not p.parse_optional_punct(open_):
         return []
@@ -47,7 +47,7 @@ def parse_optional_ref_list(p, open_: str, close: str) -> list[tuple[str, int, i
     return refs
 
 
-def parse_keyword_attrs(p, attrs: dict[str, A.Attribute]) -> None:
+def parse_keyword_attrs(p: FormParser, attrs: dict[str, A.Attribute]) -> None:
     """`device("..") assigned_device("..") name("..")` then an optional attribute dictionary."""
     for keyword, attr_name in KEYWORD_ATTRS:
         if p.parse_optional_keyword(keyword):
@@ -57,7 +57,7 @@ def parse_keyword_attrs(p, attrs: dict[str, A.Attribute]) -> None:
     attrs.update(p.parse_optional_attr_dict())
 
 
-def print_keyword_attrs(pr, op: Operation, elided: Sequence[str] = ()) -> None:
+def print_keyword_attrs(pr: FormPrinter, op: Operation, elided: Sequence[str] = ()) -> None:
     all_attrs = op.all_attributes()
     for keyword, attr_name in KEYWORD_ATTRS:
         value = all_attrs.get(attr_name)
@@ -69,7 +69,7 @@ def print_keyword_attrs(pr, op: Operation, elided: Sequence[str] = ()) -> None:
 # ------------------------------------------------------------------ the node form
 
 
-def parse_node(p, _hint) -> Operation:
+def parse_node(p: FormParser) -> Operation:
     refs = parse_optional_ref_list(p, "(", ")")
     num_data = len(refs)
     refs += parse_optional_ref_list(p, "[", "]")
@@ -94,7 +94,7 @@ def parse_node(p, _hint) -> Operation:
     return p.create_op(operands=operands, result_types=[*results, CONTROL], attributes=attrs)
 
 
-def write_operand_list(pr, values: Sequence, open_: str, close: str, lead: str = "") -> None:
+def write_operand_list(pr: FormPrinter, values: Sequence, open_: str, close: str, lead: str = "") -> None:
     """`lead` + `(a, b)` or `[a, b]`; nothing for no values."""
     if values:
         pr.write(lead + open_)
@@ -102,7 +102,7 @@ def write_operand_list(pr, values: Sequence, open_: str, close: str, lead: str =
         pr.write(close)
 
 
-def print_node(pr, op: Operation) -> None:
+def print_node(pr: FormPrinter, op: Operation) -> None:
     if first_misplaced(op.operand_types) is not None or first_misplaced(op.result_types) is not None:
         pr.print_generic_op(op)
         return

@@ -19,6 +19,7 @@ import attrs
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Value
+from egraft.ir.syntax.attr_parser import AttributeParser
 
 CONTROL = T.dialect_type("tf_type", "control")
 """The control token every TensorFlow node returns last."""
@@ -85,9 +86,7 @@ def _element_compatible(a: T.Type, b: T.Type) -> bool:
     pa, pb = _split_params(a.params), _split_params(b.params)
     if len(pa) != len(pb):
         return False
-    from egraft.ir.syntax.parser import Parser
-
-    return all(are_cast_compatible(Parser(x).parse_type(), Parser(y).parse_type()) for x, y in zip(pa, pb))
+    return all(are_cast_compatible(AttributeParser(x).parse_type(), AttributeParser(y).parse_type()) for x, y in zip(pa, pb))
 
 
 def are_cast_compatible(a: T.Type, b: T.Type) -> bool:
@@ -122,9 +121,7 @@ def func_attr_symbol(attr: A.Attribute | None) -> A.SymbolRefAttr | None:
     """The callee of `#tf_type.func<@name, {attrs}>` (None if not a func attribute)."""
     if not is_dialect_attr(attr, "func"):
         return None
-    from egraft.ir.syntax.parser import Parser
-
-    p = Parser(attr.params)  # type: ignore[union-attr]
+    p = AttributeParser(attr.params)  # type: ignore[union-attr]
     ref = p.parse_attribute()
     return ref if isinstance(ref, A.SymbolRefAttr) else None
 
@@ -142,9 +139,7 @@ class RegionAttrs:
 def region_attrs(attr: A.Attribute | None) -> RegionAttrs | None:
     if not is_dialect_attr(attr, "region_attrs"):
         return None
-    from egraft.ir.syntax.parser import Parser
-
-    p = Parser(attr.params)  # type: ignore[union-attr]
+    p = AttributeParser(attr.params)  # type: ignore[union-attr]
     parts = [p.parse_attribute() for _ in range(3)]
     if not (isinstance(parts[0], A.DictionaryAttr) and isinstance(parts[1], A.ArrayAttr)
             and isinstance(parts[2], A.ArrayAttr)):

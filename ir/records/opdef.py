@@ -9,65 +9,17 @@ the signature the e-graph lowering uses (`signature`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 import attrs
 
 from egraft.ir.core import attributes as A
 from egraft.ir.records.constraints import AnyAttr, AnyType, Constraint
+from egraft.ir.records.custom_form import CustomForm
 from egraft.ir.core.operation import Block, Operation, Region, Value
+from egraft.ir.core.traits import Trait, Traits
 from egraft.ir.core.location import UNKNOWN, Location
 from egraft.ir.core.types import Type, i32
-
-if TYPE_CHECKING:  # pragma: no cover
-    from egraft.ir.syntax.parser import Parser
-    from egraft.ir.syntax.printer import Printer
-
-
-# ------------------------------------------------------------------ traits
-
-
-@attrs.frozen
-class Trait:
-    """An op trait; `param` carries arguments (HasParent's op names, ...)."""
-
-    kind: str
-    param: Any = None
-
-    def __call__(self, param: Any) -> "Trait":
-        return Trait(self.kind, param)
-
-
-class Traits:
-    """The traits egraft understands (names as in MLIR)."""
-
-    Pure = Trait("Pure")  # NoSideEffect in 2019's ODS
-    Commutative = Trait("Commutative")
-    Idempotent = Trait("Idempotent")
-    Involution = Trait("Involution")
-    Terminator = Trait("Terminator")
-    ReturnLike = Trait("ReturnLike")
-    IsolatedFromAbove = Trait("IsolatedFromAbove")
-    SameOperandsAndResultType = Trait("SameOperandsAndResultType")
-    SameOperandsAndResultElementType = Trait("SameOperandsAndResultElementType")
-    SameTypeOperands = Trait("SameTypeOperands")
-    AffineScope = Trait("AffineScope")
-    SymbolTable = Trait("SymbolTable")
-    Symbol = Trait("Symbol")
-    NoTerminator = Trait("NoTerminator")
-    SingleBlock = Trait("SingleBlock")
-    ConstantLike = Trait("ConstantLike")
-    AttrSizedOperandSegments = Trait("AttrSizedOperandSegments")
-    AttrSizedResultSegments = Trait("AttrSizedResultSegments")
-    FunctionLike = Trait("FunctionLike")
-    RecursiveMemoryEffects = Trait("RecursiveMemoryEffects")
-    # Parameterized: HasParent(("tf_executor.graph",)),
-    # SingleBlockImplicitTerminator("tf_executor.fetch"), MemoryEffects(("read", "write")).
-    HasParent = Trait("HasParent")
-    ParentOneOf = Trait("ParentOneOf")
-    SingleBlockImplicitTerminator = Trait("SingleBlockImplicitTerminator")
-    MemoryEffects = Trait("MemoryEffects")
-
 
 # ------------------------------------------------------------------ arguments
 
@@ -133,18 +85,6 @@ def _operand_defs(spec: Sequence[Any], cls: type) -> tuple:
     return tuple(out)
 
 
-# ------------------------------------------------------------------ assembly
-
-
-@attrs.frozen
-class CustomForm:
-    """A custom assembly form: `parse(parser, result_count_hint) -> Operation`
-    (the parser fills in results and location) and `print(printer, op)`."""
-
-    parse: Callable[["Parser", Any], Operation]
-    print: Callable[["Printer", Operation], None]
-
-
 # ------------------------------------------------------------------ signature
 
 
@@ -167,6 +107,13 @@ class OpSignature:
 
 
 _RESERVED = set(dir(Operation)) | set(Operation.__slots__)
+
+
+# What a `dims_operand` holds, relative to the op's first operand of shape s: "shape" (a
+# shape with as many elements as s), "permutation" (of range(rank s)), "axes" (distinct axes
+# of s), "axis" (one axis of s), "new_axis" (where to insert one, -rank-1 .. rank),
+# "paddings" ([before, after] per axis of s), "dims" (a shape of its own, s unused).
+DimsKind = Literal["shape", "permutation", "axes", "axis", "new_axis", "paddings", "dims"]
 
 
 @attrs.define(eq=False)
@@ -197,6 +144,11 @@ class OpDef:
     graph_regions: bool = False
     # Relative cost for extraction when no better cost model applies.
     cost: float = 1.0
+    # An operand that holds dimensions of the first operand rather than data, and what kind
+    # (tf.Transpose: ("perm", "permutation")); read by whoever must make a valid one.
+    dims_operand: tuple[str, DimsKind] | None = None
+    # The element type of every result when the op fixes it (tf comparisons: i1).
+    result_element: Type | None = None
 
     cls: type = attrs.field(init=False)
     attr_names: frozenset[str] = attrs.field(init=False)

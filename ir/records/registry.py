@@ -12,8 +12,9 @@ from typing import Callable, Iterable, Sequence
 
 import attrs
 
-from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import CustomForm, OpDef
+from egraft.ir.core.operation import Operation, set_record_lookup
+from egraft.ir.records.opdef import OpDef
+from egraft.ir.records.custom_form import CustomForm
 
 
 @attrs.define(eq=False)
@@ -78,3 +79,5 @@ class Registry:
 
 
 REGISTRY = Registry()
+# `Operation.create` gives registered ops their record's class through this lookup.
+set_record_lookup(REGISTRY.lookup)

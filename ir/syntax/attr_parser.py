@@ -1,17 +1,23 @@
-"""Parsing of attribute values (the part of the grammar after `=` in a
-dictionary, and attribute operands of custom forms)."""
+"""Parsing attributes: values (the part of the grammar after `=` in a
+dictionary, and attribute operands of custom forms) and attribute dictionaries.
+
+The value grammar is written as functions of the parser (`parse_attribute(p)`);
+`AttributeParser` adds them, and the dictionaries, to the type parser.  Short
+dictionaries are cached by their text, as types are.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
+from egraft.ir.core.affine import IntegerSet
 from egraft.ir.core.floats import from_bits, round_to
-
-if TYPE_CHECKING:  # pragma: no cover
-    from egraft.ir.syntax.parser import Parser
+from egraft.ir.syntax.affine_parser import parse_affine_map_or_set
+from egraft.ir.syntax.lexer import STRING_BODY, WS, int_literal, unescape
+from egraft.ir.syntax.type_parser import TypeParser
 
 _NUMBER = re.compile(r"-?(?:0x[0-9A-Fa-f]+|(?:\d+\.\d*|\d+)(?:[eE][-+]?\d+)?)")
 _KEYWORD = re.compile(r"[A-Za-z_][\w$.]*")
@@ -28,9 +34,14 @@ _CONSTANT_MAP = re.compile(r"\(\s*\)\s*->\s*\((?:\s*\()*\s*[-\d]")
 # A dense literal's hex string (lower-case digits are accepted, upper-case stored).
 _HEX_LITERAL = re.compile(r'"0x([0-9A-Fa-f]*+)"')
 _HEX_LOWER = re.compile(r"[a-f]")
+# A dictionary without nested braces (strings allowed): cacheable when short.
+FLAT_DICT_TEXT = r'\{[^{}"]*+(?:"' + STRING_BODY + r'"[^{}"]*+)*+\}'
+FLAT_DICT = re.compile(FLAT_DICT_TEXT)
+FLAT_CACHE_LIMIT = 256
+"""The longest dictionary text kept as a cache key."""
 
 
-def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
+def parse_attribute(p: "AttributeParser", type: T.Type | None = None) -> A.Attribute:
     p.skip_ws()
     text = p.text
     pos = p.pos
@@ -91,8 +102,6 @@ def parse_attribute(p: "Parser", type: T.Type | None = None) -> A.Attribute:
             p.pos = m.end()
             return _parse_dense_array(p)
         if kw in ("affine_map", "affine_set") and text.startswith("<", m.end()):
-            from egraft.ir.core.affine import parse_affine_map_or_set
-
             p.pos = m.end() + 1
             value = parse_affine_map_or_set(p, kw == "affine_set")
             p.parse_punct(">")
@@ -151,14 +160,7 @@ def fit_integer(magnitude: int, negative: bool, type: T.Type) -> int | None:
     return value - (1 << width) if value >= sign_bit else value
 
 
-def int_literal(text: str) -> int:
-    """An MLIR integer literal: decimal (leading zeros allowed) or `0x` hex."""
-    body = text.lstrip("-")
-    value = int(body, 16) if body[:2] in ("0x", "0X") else int(body, 10)
-    return -value if text.startswith("-") else value
-
-
-def _hex_float(p: "Parser", literal: str, type: T.FloatType, pos: int) -> float:
+def _hex_float(p: "AttributeParser", literal: str, type: T.FloatType, pos: int) -> float:
     """The float whose bits a hex literal spells, if they fit the type."""
     bits = int(literal, 16)
     if bits >> type.width:
@@ -166,7 +168,7 @@ def _hex_float(p: "Parser", literal: str, type: T.FloatType, pos: int) -> float:
     return from_bits(bits, type.name)
 
 
-def _trailing_type(p: "Parser", type: T.Type | None) -> T.Type:
+def _trailing_type(p: "AttributeParser", type: T.Type | None) -> T.Type:
     if p.parse_optional_punct(":"):
         return p.parse_type()
     if type is None:
@@ -174,7 +176,7 @@ def _trailing_type(p: "Parser", type: T.Type | None) -> T.Type:
     return type
 
 
-def _parse_hash_attr(p: "Parser") -> A.Attribute:
+def _parse_hash_attr(p: "AttributeParser") -> A.Attribute:
     start = p.pos
     m = _ALIAS.match(p.text, p.pos)
     if m is None:
@@ -185,8 +187,6 @@ def _parse_hash_attr(p: "Parser") -> A.Attribute:
         if p.text.startswith("<", p.pos):
             inner = p.balanced_text()[1:-1].strip()
             if inner.startswith('"'):
-                from egraft.ir.syntax.parser import unescape
-
                 inner = unescape(inner[1:-1])
                 inner = inner if isinstance(inner, str) else inner.decode("utf-8", "replace")
             return A.dialect_attr(name, inner)
@@ -206,7 +206,7 @@ def _parse_hash_attr(p: "Parser") -> A.Attribute:
     return attr
 
 
-def _parse_number_attr(p: "Parser", type: T.Type | None) -> A.Attribute:
+def _parse_number_attr(p: "AttributeParser", type: T.Type | None) -> A.Attribute:
     start = p.pos
     m = _NUMBER.match(p.text, p.pos)
     if m is None:
@@ -238,7 +238,7 @@ def _parse_number_attr(p: "Parser", type: T.Type | None) -> A.Attribute:
     return A.IntegerAttr(value, type)
 
 
-def _parse_element(p: "Parser", et: T.Type, in_array: bool = False) -> Any:
+def _parse_element(p: "AttributeParser", et: T.Type, in_array: bool = False) -> Any:
     """One element literal of a dense attribute (of an `array<...>` if
     `in_array`, whose range error MLIR words and locates differently), as a
     Python scalar."""
@@ -290,7 +290,7 @@ def _parse_element(p: "Parser", et: T.Type, in_array: bool = False) -> Any:
     return bool(value) if et is T.i1 else value
 
 
-def _parse_nested(p: "Parser", et: T.Type, out: list, shape: list[int], depth: int) -> None:
+def _parse_nested(p: "AttributeParser", et: T.Type, out: list, shape: list[int], depth: int) -> None:
     if p.parse_optional_punct("["):
         # Reserve this depth's slot first: nested lists finish (and record) before it.
         while len(shape) <= depth:
@@ -315,7 +315,7 @@ def _parse_nested(p: "Parser", et: T.Type, out: list, shape: list[int], depth: i
     out.append(_parse_element(p, et))
 
 
-def _dense_type(p: "Parser", type: T.Type | None, attr_pos: int) -> T.ShapedType:
+def _dense_type(p: "AttributeParser", type: T.Type | None, attr_pos: int) -> T.ShapedType:
     """The type after a dense literal (or the one the context gives)."""
     shaped = _trailing_type(p, type)
     if not isinstance(shaped, T.ShapedType):
@@ -352,7 +352,7 @@ def _hex_size_ok(digits: int, first_byte: str, shaped: T.ShapedType) -> bool:
     return raw == bits or raw == bits * count  # type: ignore[operator]
 
 
-def _parse_dense_string(p: "Parser", type: T.Type | None, attr_pos: int) -> A.Attribute:
+def _parse_dense_string(p: "AttributeParser", type: T.Type | None, attr_pos: int) -> A.Attribute:
     """`dense<"...">`: the raw data of numeric elements in hex, or one string
     element (a splat) of any other element type.  The hex digits are sliced
     out of the text once, never copied digit by digit: weights are megabytes."""
@@ -384,7 +384,7 @@ def _parse_dense_string(p: "Parser", type: T.Type | None, attr_pos: int) -> A.At
     return A.DenseElementsAttr(shaped, data)  # type: ignore[arg-type]
 
 
-def _parse_dense(p: "Parser", type: T.Type | None, attr_pos: int) -> A.Attribute:
+def _parse_dense(p: "AttributeParser", type: T.Type | None, attr_pos: int) -> A.Attribute:
     p.parse_punct("<")
     start = p.pos
     p.skip_ws()
@@ -418,7 +418,7 @@ def _parse_dense(p: "Parser", type: T.Type | None, attr_pos: int) -> A.Attribute
     return A.DenseElementsAttr(shaped, tuple(values))  # type: ignore[arg-type]
 
 
-def _parse_dense_array(p: "Parser") -> A.Attribute:
+def _parse_dense_array(p: "AttributeParser") -> A.Attribute:
     p.parse_punct("<")
     et = p.parse_type()
     values: list = []
@@ -430,8 +430,74 @@ def _parse_dense_array(p: "Parser") -> A.Attribute:
     return A.DenseArrayAttr(et, tuple(values))
 
 
-def _parse_raw_affine(p: "Parser") -> A.Attribute:
-    from egraft.ir.core.affine import IntegerSet, parse_affine_map_or_set
-
+def _parse_raw_affine(p: "AttributeParser") -> A.Attribute:
     value = parse_affine_map_or_set(p, None)
     return A.IntegerSetAttr(value) if isinstance(value, IntegerSet) else A.AffineMapAttr(value)
+
+
+class AttributeParser(TypeParser):
+    """Reads attributes and attribute dictionaries; keeps the attribute aliases."""
+
+    def __init__(self, text: str, filename: str = "<stdin>", line_offset: int = 0) -> None:
+        super().__init__(text, filename, line_offset)
+        self.attr_aliases: dict[str, A.Attribute] = {}
+        self._dict_cache: dict[str, dict[str, A.Attribute]] = {}
+
+    def parse_attribute(self, type: T.Type | None = None) -> A.Attribute:
+        return parse_attribute(self, type)
+
+    def parse_optional_attr_dict(self) -> dict[str, A.Attribute]:
+        self.pos = WS.match(self.text, self.pos).end()
+        if not self.text.startswith("{", self.pos):
+            return {}
+        # Only a short dictionary is a cache key: the match is bounded to that length.
+        m = FLAT_DICT.match(self.text, self.pos, self.pos + FLAT_CACHE_LIMIT)
+        if m is not None:
+            key = m.group()
+            cached = self._dict_cache.get(key)
+            if cached is None:
+                cached = self._parse_attr_dict_body()
+                self._dict_cache[key] = cached
+            else:
+                self.pos = m.end()
+            return dict(cached)
+        return self._parse_attr_dict_body()
+
+    def parse_attr_dict(self) -> dict[str, A.Attribute]:
+        if self.peek() != "{":
+            raise self.error("expected '{' in attribute dictionary")
+        return self.parse_optional_attr_dict()
+
+    def _parse_attr_dict_body(self) -> dict[str, A.Attribute]:
+        self.parse_punct("{")
+        result: dict[str, A.Attribute] = {}
+        if self.parse_optional_punct("}"):
+            return result
+        self.enter(self.pos - 1)
+        try:
+            return self._parse_attr_dict_entries(result)
+        finally:
+            self.depth -= 1
+
+    def _parse_attr_dict_entries(self, result: dict[str, A.Attribute]) -> dict[str, A.Attribute]:
+        while True:
+            self.skip_ws()
+            key_pos = self.pos
+            key = self.parse_optional_bare_id()
+            if key is None:
+                key = self.parse_optional_string()
+                if key is None:
+                    raise self.error("expected attribute name")
+                if isinstance(key, bytes):
+                    key = key.decode("utf-8", "replace")
+                if not key:
+                    raise self.error("expected valid attribute name", key_pos)
+            if key in result:
+                raise self.error(f"duplicate key '{key}' in dictionary attribute", key_pos)
+            # Before mid-2019, MLIR wrote `{name: value}`; today it is `{name = value}`.
+            has_value = self.parse_optional_punct("=") or self.parse_optional_punct(":")
+            result[key] = self.parse_attribute() if has_value else A.UNIT
+            if self.parse_optional_punct("}"):
+                return result
+            if not self.parse_optional_punct(","):  # MLIR names the closing brace here
+                raise self.error("expected '}' in attribute dictionary")

@@ -14,7 +14,9 @@ from typing import Callable, Iterable, Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Block, Operation, Region, Value
-from egraft.ir.core.location import Location, UnknownLoc
+from egraft.ir.core.gc_pause import gc_paused
+from egraft.ir.core.location import Location
+from egraft.ir.records.registry import REGISTRY
 
 # Attributes MLIR prints through `#alias = ...` definitions at the top.
 _ALIAS_PREFIX = {A.AffineMapAttr: "map", A.IntegerSetAttr: "set"}
@@ -172,6 +174,11 @@ class Printer:
                     pending.append((nested, state[0], state[1], state[2]))
             work.extend(reversed(pending))
 
+    @property
+    def value_names(self) -> dict[Value, str]:
+        """Every numbered value's name (`%0`, `%arg1`, ...)."""
+        return self.names.value_names
+
     def value_name(self, v: Value) -> str:
         return self.names.value_names.get(v) or "%<<UNKNOWN SSA VALUE>>"
 
@@ -236,7 +243,7 @@ class Printer:
             return
         if with_keyword:
             self.out.append(" attributes")
-        self.out.append(" {" + self._dict_entries(items) + "}")
+        self.out.append(" {" + self.dict_entries_text(items) + "}")
 
     def print_op_attr_dict(self, op: Operation, elided: Iterable[str] = (), with_keyword: bool = False) -> None:
         """The custom form's attribute dictionary: properties and attributes merged."""
@@ -245,7 +252,7 @@ class Printer:
             return  # the common case: nothing left to print
         self.print_attr_dict(op.all_attributes(), elided, with_keyword)
 
-    def _dict_entries(self, items: Sequence[tuple[str, A.Attribute]]) -> str:
+    def dict_entries_text(self, items: Sequence[tuple[str, A.Attribute]]) -> str:
         parts = []
         for k, v in items:
             key = A._key_text(k)
@@ -364,7 +371,7 @@ class Printer:
         if op.successors:
             out.append("[" + ", ".join("^" + self.names.block_names.get(b, "?") for b in op.successors) + "]")
         if op.properties:
-            out.append(" <{" + self._dict_entries(sorted(op.properties.items())) + "}>")
+            out.append(" <{" + self.dict_entries_text(sorted(op.properties.items())) + "}>")
         if op.regions:
             out.append(" (")
             for i, region in enumerate(op.regions):
@@ -373,7 +380,7 @@ class Printer:
                 self.print_region(region, print_empty_block=True, default_dialect=None)
             out.append(")")
         if op.attributes:
-            out.append(" {" + self._dict_entries(sorted(op.attributes.items())) + "}")
+            out.append(" {" + self.dict_entries_text(sorted(op.attributes.items())) + "}")
         out.append(" : " + fn_type_text(op))
 
 
@@ -394,8 +401,6 @@ def _custom_form(op: Operation) -> object:
     fallback form for unregistered ops (None: generic form)."""
     if op.opdef is not None:
         return op.opdef.assembly
-    from egraft.ir.records.registry import REGISTRY
-
     d = REGISTRY.dialect_of(op.name)
     return d.fallback_form if d is not None else None
 
@@ -406,8 +411,6 @@ def _result_name_hook(op: Operation) -> object:
     opdef = op.opdef
     if opdef is not None:
         return opdef.result_names
-    from egraft.ir.records.registry import REGISTRY
-
     d = REGISTRY.dialect_of(op.name)
     return getattr(d, "result_names", None) if d is not None else None
 
@@ -432,7 +435,5 @@ def _block_arg_hints(region: Region, block_index: int) -> Sequence[str | None] |
 def print_ir(op: Operation, *, generic: bool = False, debuginfo: bool = False, local_scope: bool = True,
              metadata: str | None = None) -> str:
     """Print an op (usually a module) as MLIR text."""
-    from egraft.ir.syntax.parser import gc_paused
-
     with gc_paused():
         return Printer(generic=generic, debuginfo=debuginfo, local_scope=local_scope).print_top(op, metadata)
