@@ -49,11 +49,10 @@ class _Plan:
         self.variadic_regions = any(r.kind == VARIADIC for r in d.regions)
         self.single_block_regions = tuple(i for i, r in enumerate(d.regions) if r.single_block)
         self.n_successors = None if any(s.kind == VARIADIC for s in d.successors) else len(d.successors)
-        kinds = d.trait_kinds
-        self.terminator = "Terminator" in kinds
-        self.same_type = "SameOperandsAndResultType" in kinds
-        self.same_operand_types = "SameTypeOperands" in kinds
-        self.single_block = "SingleBlock" in kinds
+        self.terminator = d.has_trait(Traits.Terminator)
+        self.same_type = d.has_trait(Traits.SameOperandsAndResultType)
+        self.same_operand_types = d.has_trait(Traits.SameTypeOperands)
+        self.single_block = d.has_trait(Traits.SingleBlock)
         parents: tuple[str, ...] = ()
         for trait in (Traits.HasParent, Traits.ParentOneOf):
             t = d.trait(trait)
@@ -87,7 +86,7 @@ class _Ancestry:
         if op.parent is not None:
             self.in_block[op.parent] = index
         d = op.opdef
-        if d is not None and "IsolatedFromAbove" in d.trait_kinds:
+        if d is not None and d.has_trait(Traits.IsolatedFromAbove):
             self.isolated.append(index)
 
     def pop(self) -> None:
@@ -215,7 +214,7 @@ class Verifier:
 
     def _verify_regions_terminated(self, op: Operation) -> None:
         d = op.opdef
-        if d is None or "NoTerminator" in d.trait_kinds or d.graph_regions:
+        if d is None or d.has_trait(Traits.NoTerminator) or d.graph_regions:
             return
         for region in op.regions:
             for block in region.blocks:
@@ -224,7 +223,7 @@ class Verifier:
                     if len(region.blocks) > 1 or block is not region.blocks[0]:
                         raise op_error(op, "empty block: expect at least a terminator")
                     continue
-                if last.opdef is not None and "Terminator" not in last.opdef.trait_kinds:
+                if last.opdef is not None and not last.opdef.has_trait(Traits.Terminator):
                     raise DiagnosticError(Diagnostic(
                         "error", f"block with no terminator, has {_op_summary(last)}", last.loc))
 
@@ -370,7 +369,7 @@ def _isolating_ancestor(v: Value, user: Operation) -> Operation | None:
         if def_block is not None and def_block.parent is not None and def_block.parent.parent is ancestor:
             return None  # v is defined directly in one of this ancestor's regions
         d = ancestor.opdef
-        if d is not None and "IsolatedFromAbove" in d.trait_kinds:
+        if d is not None and d.has_trait(Traits.IsolatedFromAbove):
             return ancestor
         block = ancestor.parent
         ancestor = ancestor.parent_op

@@ -17,15 +17,16 @@ from typing import Iterator
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import BlockArgument, Operation, Region, Value
-from egraft.ir.core.traits import Traits
+from egraft.ir.core.traits import Trait, Traits
 
 GRAYBOX = "affine.graybox"
 _LOOP_OPS = ("affine.for", "affine.parallel")
 _SIZED_SOURCES = ("memref.alloc", "memref.alloca", "memref.view", "memref.subview")
 
 
-def _has(op: Operation | None, trait) -> bool:
-    return op is not None and op.opdef is not None and trait.kind in op.opdef.trait_kinds
+def _has(op: Operation | None, trait: Trait) -> bool:
+    """Whether `op`'s record has the trait (whatever its parameter)."""
+    return op is not None and op.opdef is not None and op.opdef.has_trait(trait)
 
 
 def get_affine_scope(op: Operation) -> Region | None:

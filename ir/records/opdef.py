@@ -157,7 +157,7 @@ class OpDef:
     def __attrs_post_init__(self) -> None:
         self.trait_kinds = frozenset(t.kind for t in self.traits)
         # Segment sizes are inherent (properties) wherever the trait asks for them.
-        segments = {"operandSegmentSizes"} if "AttrSizedOperandSegments" in self.trait_kinds else set()
+        segments = {"operandSegmentSizes"} if self.has_trait(Traits.AttrSizedOperandSegments) else set()
         self.attr_names = frozenset(a.name for a in self.attributes) | segments
         self.cls = _make_op_class(self)
 
@@ -174,7 +174,7 @@ class OpDef:
 
     @property
     def is_pure(self) -> bool:
-        return "Pure" in self.trait_kinds
+        return self.has_trait(Traits.Pure)
 
     @property
     def dialect(self) -> str:
