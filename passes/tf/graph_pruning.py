@@ -10,8 +10,8 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Operation
+from egraft.ir.erasure import erase_all
 
-from egraft.passes.ir_utils import erase_all
 from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 
 

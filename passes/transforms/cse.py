@@ -26,8 +26,11 @@ import attrs
 
 from egraft.ir import Block, Operation, Region, Value
 from egraft.ir.core.location import UnknownLoc
+from egraft.ir.effects import is_memory_effect_free, is_trivially_dead
+from egraft.ir.erasure import erase_all
+from egraft.ir.core.traits import Traits
+from egraft.ir.region_kinds import has_ssa_dominance
 
-from egraft.passes.ir_utils import erase_all, has_ssa_dominance, is_memory_effect_free, is_trivially_dead
 from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 
@@ -111,7 +114,7 @@ class _Simplifier:
     def block(self, table: _ScopedTable, block: Block, ssa: bool) -> None:
         for op in block:
             if op.regions:
-                isolated = op.opdef is not None and "IsolatedFromAbove" in op.opdef.trait_kinds
+                isolated = op.opdef is not None and op.opdef.has_trait(Traits.IsolatedFromAbove)
                 inner = _ScopedTable() if isolated else table
                 for r in op.regions:
                     self.region(inner, r)
@@ -119,7 +122,7 @@ class _Simplifier:
 
     def operation(self, table: _ScopedTable, op: Operation, ssa: bool) -> None:
         d = op.opdef
-        if d is None or "Terminator" in d.trait_kinds:
+        if d is None or d.has_trait(Traits.Terminator):
             return
         if is_trivially_dead(op):
             self.to_erase.append(op)

@@ -14,8 +14,9 @@ from __future__ import annotations
 import attrs
 
 from egraft.ir import Operation
+from egraft.ir.effects import is_trivially_dead, would_be_trivially_dead
+from egraft.ir.erasure import erase_all
 
-from egraft.passes.ir_utils import erase_all, is_trivially_dead, would_be_trivially_dead
 from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 

@@ -20,19 +20,20 @@ import attrs
 
 from egraft.ir import Operation, SymbolTable
 from egraft.ir.core import attributes as A
+from egraft.ir.erasure import erase_all
+from egraft.ir.core.traits import Traits
 
-from egraft.passes.ir_utils import erase_all
 from egraft.passes.manager.registry import Pass, PassContext, register_pass
 
 _TEXT_SYMBOL = re.compile(r'@([A-Za-z_][\w$.\-]*|"(?:[^"\\]|\\.)*")')
 
 
 def is_symbol(op: Operation) -> bool:
-    return op.opdef is not None and "Symbol" in op.opdef.trait_kinds and op.attr("sym_name") is not None
+    return op.opdef is not None and op.opdef.has_trait(Traits.Symbol) and op.attr("sym_name") is not None
 
 
 def is_symbol_table(op: Operation) -> bool:
-    return op.opdef is not None and "SymbolTable" in op.opdef.trait_kinds
+    return op.opdef is not None and op.opdef.has_trait(Traits.SymbolTable)
 
 
 def is_private(op: Operation) -> bool:

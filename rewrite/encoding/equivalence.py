@@ -7,8 +7,8 @@ effectful op, their order within each block, every operand (control tokens inclu
 types, attributes and properties, and the terminators.
 
 So each op gets a canonical number by hash-consing: a pure op is its name, attributes,
-properties, result types, operands' numbers and regions' numbers; an effectful op (any op
-without Pure, as the lowering assumes) adds its block's identity and its rank among the
+properties, result types, operands' numbers and regions' numbers; an effectful op (``ir/effects.py``'s
+``has_side_effects``, which the lowering asks too) adds its block's identity and its rank among the
 block's effectful ops. A block is its argument types, the numbers of its effectful ops in
 order and its terminator's number; block arguments are numbered by the op owning them.
 Two trees are equivalent iff their roots get the same number. Pure ops appear only
@@ -24,14 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from egraft.ir import Block, Operation, Region, Value
-
-
-def _effectful(op: Operation) -> bool:
-    return op.opdef is None or not op.opdef.is_pure
+from egraft.ir.effects import has_side_effects
+from egraft.ir.core.traits import Traits
 
 
 def _is_terminator(op: Operation) -> bool:
-    return op is op.parent.last and op.opdef is not None and "Terminator" in op.opdef.trait_kinds  # type: ignore[union-attr]
+    return op is op.parent.last and op.has_trait(Traits.Terminator)  # type: ignore[union-attr]
 
 
 class _Canon:
@@ -78,8 +76,8 @@ class _Canon:
         effects: list[int] = []
         term: int | None = None
         for op in block:
-            k = self.op(op, scope, len(effects) if _effectful(op) else None)
-            if _effectful(op):
+            k = self.op(op, scope, len(effects) if has_side_effects(op) else None)
+            if has_side_effects(op):
                 effects.append(k)
             if _is_terminator(op):
                 term = k
@@ -118,8 +116,8 @@ def _first_difference(canon: _Canon, a: Operation, b: Operation) -> str:
             nb, eb, tb = canon.blocks[bb]
             if na == nb:
                 continue
-            opa = [op for op in ba if _effectful(op)]
-            opb = [op for op in bb if _effectful(op)]
+            opa = [op for op in ba if has_side_effects(op)]
+            opb = [op for op in bb if has_side_effects(op)]
             for i, (x, y) in enumerate(zip(ea, eb)):
                 if x != y:
                     if canon.head(opa[i]) == canon.head(opb[i]) and opa[i].regions:

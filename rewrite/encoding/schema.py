@@ -9,9 +9,10 @@ rules to see it as a typed constructor:
   ``Val`` child per single operand, one ``Vals`` child per variadic/optional group, then
   its result ``Types``, its properties and its discardable attributes (two ``Dict``s), one
   ``Reg`` per region, and an ``Eff`` child (the effect token it consumes) unless it is Pure;
-* any other op becomes ``Generic["d.x"](Vals, Types, Dict, Dict, Regs, Eff)`` (effectful,
-  unregistered ops are assumed to have every effect) or ``GenericPure[...]`` (a registered
-  pure op whose instance does not fit its record);
+* any other op becomes ``Generic["d.x"](Vals, Types, Dict, Dict, Regs, Eff)`` (effectful;
+  unregistered ops are assumed to have every effect) or ``GenericPure[...]`` (an op declared
+  effect-free, ``ir/effects.py``: a registered op whose instance does not fit its record, or
+  a tf op without a record that TensorFlow registers as stateless);
 * ops egraft cannot see into (multi-block regions, successors) become
   ``Opaque[k](Vals, Types, Eff)``, kept verbatim by the write-back.
 """
@@ -22,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 from egraft.ir.core import attributes as A
+from egraft.ir.effects import declared_effect_free
 from egraft.ir.records.opdef import SINGLE, OpDef
 from egraft.ir.core.types import Type
 
@@ -92,15 +94,12 @@ class OpShape:
         return OpSig(self.name, kids + (("Eff",) if self.effectful else ()), "Op")
 
 
-def is_effectful(opdef: OpDef | None) -> bool:
-    """Effectful unless the record says Pure (unregistered ops, MemoryEffects,
-    RecursiveMemoryEffects: all ordered; conservative and the same for every instance)."""
-    return opdef is None or not opdef.is_pure
-
-
 def shape_of(opdef: OpDef) -> OpShape:
+    """The encoding of ops of record ``opdef``: it consumes an effect token unless the record
+    declares it effect-free (``ir/effects.py``; RecursiveMemoryEffects ops are ordered too:
+    the same answer for every instance)."""
     return OpShape(opdef.name, tuple(d.kind != SINGLE for d in opdef.operands), len(opdef.regions),
-                   is_effectful(opdef))
+                   not declared_effect_free(opdef.name, opdef))
 
 
 def new_schema() -> Schema:

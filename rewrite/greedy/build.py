@@ -16,6 +16,7 @@ from egraft.ir import Builder, Operation, OpResult, Value
 from egraft.ir.core import attributes as A
 from egraft.ir.core.location import fuse
 from egraft.ir.records.opdef import SINGLE
+from egraft.ir.core.traits import Trait, Traits
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.core.types import Type, i32
 from egraft.patterns.rule import Native, OpPat, ResultOf, Rule, RuleError, TypeOf, Var
@@ -91,7 +92,7 @@ class _Build:
             value = self.arg(a)
             if value is not None:  # an optional attribute the match found absent
                 attributes[name] = value
-        if grouped and "AttrSizedOperandSegments" in opdef.trait_kinds:  # type: ignore[union-attr]
+        if grouped and opdef.has_trait(Traits.AttrSizedOperandSegments):  # type: ignore[union-attr]
             attributes["operandSegmentSizes"] = A.DenseArrayAttr(i32, tuple(sizes))
         types = self.result_types(pat, operands, attributes, expected)
         op = Operation.create(pat.name, operands, types, attributes, None, len(opdef.regions) if opdef else 0,
@@ -112,14 +113,16 @@ class _Build:
             return []
         if expected is not None and n == 1:
             return [expected]
-        kinds = opdef.trait_kinds if opdef is not None else frozenset()
+        def has(trait: Trait) -> bool:
+            return opdef is not None and opdef.has_trait(trait)
+
         value_type = getattr(attributes.get("value"), "type", None)
-        if "ConstantLike" in kinds and n == 1 and value_type is not None:
+        if has(Traits.ConstantLike) and n == 1 and value_type is not None:
             return [value_type]  # a constant's type is its value's (MLIR infers it the same way)
-        if operands and "SameOperandsAndResultType" in kinds:
+        if operands and has(Traits.SameOperandsAndResultType):
             return [operands[0].type] * n
         if operands and n == 1 and all(v.type is operands[0].type for v in operands) \
-                and (opdef is None or "SameOperandsAndResultElementType" in kinds):
+                and (opdef is None or has(Traits.SameOperandsAndResultElementType)):
             return [operands[0].type]
         raise self.rule.error(f"cannot infer the result types of '{pat.name}'; give types=[...]")
 

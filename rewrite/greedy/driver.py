@@ -7,7 +7,8 @@ Semantics (as MLIR's driver, region simplification off):
 
 * every op nested in the given op is put on a worklist, in pre-order so
   that ops are visited top-down;
-* each popped op is erased if trivially dead (results unused, no effects),
+* each popped op is erased if trivially dead (results unused, no effects:
+  `ir/effects.py`, nested ops of a RecursiveMemoryEffects op included),
   else folded if a folder is registered (`greedy_fold.register_folder`),
   else the rules rooted at its name are tried in decreasing benefit (ties:
   declaration order); the first that applies wins;
@@ -31,6 +32,7 @@ from typing import Iterable
 import attrs
 
 from egraft.ir import Builder, Operation
+from egraft.ir.effects import is_trivially_dead
 from egraft.patterns.rule import Rule
 
 from egraft.rewrite.greedy.build import apply_match
@@ -74,21 +76,6 @@ class GreedyReport:
                 f"{self.erased} dead op(s) erased, {self.visited} op visit(s), {self.seconds:.3f}s")
         lines = [head] + [f"  {n}: {c}" for n, c in sorted(self.rewrites.items(), key=lambda kv: (-kv[1], kv[0]))]
         return "\n".join(lines)
-
-
-def _is_trivially_dead(op: Operation) -> bool:
-    """Results unused and nothing else observable: Pure (or declared effect-free), not a terminator."""
-    for r in op.results:
-        if r.uses:
-            return False
-    d = op.opdef
-    if d is None or "Terminator" in d.trait_kinds or "Symbol" in d.trait_kinds or op.regions:
-        return False
-    effects = d.trait_kinds
-    if "Pure" in effects:
-        return True
-    mem = next((t for t in d.traits if t.kind == "MemoryEffects"), None)
-    return mem is not None and not mem.param
 
 
 class _Worklist:
@@ -161,7 +148,7 @@ class GreedyDriver:
         by_root = self.by_root
         while (op := worklist.pop()) is not None:
             report.visited += 1
-            if self.config.erase_dead and _is_trivially_dead(op):
+            if self.config.erase_dead and is_trivially_dead(op):
                 self._erase(op, worklist)
                 report.erased += 1
                 changed = True

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from egraft.ir import Operation, OpResult, Value
 from egraft.ir.records.opdef import SINGLE
+from egraft.ir.core.traits import Traits
 from egraft.patterns.rule import (WILDCARD_NAME, AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf,
                                   Rule, TypeOf, Var)
 
@@ -34,7 +35,7 @@ def constant_attr(value: Value) -> Any:
         return None
     owner = value.owner
     d = owner.opdef
-    if d is None or "ConstantLike" not in d.trait_kinds:
+    if d is None or not d.has_trait(Traits.ConstantLike):
         return None
     return owner.attr("value")
 
@@ -191,7 +192,7 @@ class Matcher:
 
     def _commutes(self, op: Operation) -> bool:
         d = op.opdef
-        return self.commutative and d is not None and "Commutative" in d.trait_kinds and len(op.operands) == 2
+        return self.commutative and d is not None and d.has_trait(Traits.Commutative) and len(op.operands) == 2
 
     def _operand_list(self, pats: tuple, values: list[Any], env: Env, commutes: bool) -> Iterator[Env]:
         """Match operand patterns against values; each Either (and a Commutative

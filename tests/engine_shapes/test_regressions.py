@@ -97,3 +97,33 @@ def test_verifier_names_a_value_no_longer_in_the_ir() -> None:
     with pytest.raises(DiagnosticError, match=r"'func.return' op operand #0 is a result of 'arith.addi' "
                                               r"that is no longer in the IR"):
         verify(module)
+
+
+@pytest.mark.parametrize("pass_text", ["dce", "canonicalize", "canonicalize{driver=greedy}", "eqsat{rules=none}"])
+def test_dead_stateless_tf_ops_without_records_are_erased(pass_text: str) -> None:
+    """S4: a tf op without an op record is judged by TensorFlow's registry (ir/effects.py):
+    dead stateless ones go, the live one stays, and the interpreter agrees."""
+    check_case("dead_tf_stateless.mlir", pass_text)
+    after, _ = run_driver(Driver(pass_text), (CASES / "dead_tf_stateless.mlir").read_text())
+    names = [op.name for op in after.walk()]
+    assert names.count("tf.SelectV2") == 1 and "tf.Greater" in names, names
+    assert not {"tf.Abs", "tf.LogicalAnd", "tf.Shape"} & set(names), names
+
+
+@pytest.mark.parametrize("pass_text", ["dce", "canonicalize", "canonicalize{driver=greedy}", "eqsat{rules=none}"])
+def test_dead_stateful_and_unknown_tf_ops_are_kept(pass_text: str) -> None:
+    """The other side of S4: stateful in TF's registry (Print, RandomUniform), stateless but
+    writing through a ref or calling a function (Assign, PartitionedCall), or unknown to TF (a
+    custom op): kept though dead."""
+    text = """
+    func.func @main(%a: tensor<4xf32>, %s: tensor<1xi32>) -> tensor<4xf32> {
+      %0 = "tf.Print"(%a) {message = "x"} : (tensor<4xf32>) -> tensor<4xf32>
+      %1 = "tf.RandomUniform"(%s) : (tensor<1xi32>) -> tensor<4xf32>
+      %2 = "tf.PartitionedCall"(%a) {f = @g} : (tensor<4xf32>) -> tensor<4xf32>
+      %3 = "tf.MyCustomOp"(%a) : (tensor<4xf32>) -> tensor<4xf32>
+      return %a : tensor<4xf32>
+    }
+    """
+    after, _ = run_driver(Driver(pass_text), text)
+    names = {op.name for op in after.walk()}
+    assert {"tf.Print", "tf.RandomUniform", "tf.PartitionedCall", "tf.MyCustomOp"} <= names, names
