@@ -1,16 +1,31 @@
 """Named rule sets: how users add rules and how passes pick them (`rules=a,b`).
 
-A rule set is an ordered tuple of rules with a doc line.  Sets are registered
-by name in one process-wide table, like passes; registering a name twice is
-an error unless `replace=True`, so two modules cannot silently shadow each
-other's rules.  Built-in sets live in modules imported lazily by
-`rule_set()`, so importing `egraft.patterns` stays cheap.
+A rule set declares everything running it needs, so that a pass only names sets
+and a driver (`rewrite/phases.py` runs the declaration):
+
+* `rules`: rules either driver runs (the e-graph compiles them);
+* `greedy_rules`: rules only the greedy driver can run (they build effectful ops,
+  or check IR values such as `has_one_use`); on the e-graph driver they run
+  greedily after extraction, so both drivers apply every rule of a set;
+* `structural`: names of structural steps (`rewrite/structural/`), IR surgery a
+  rule cannot state (regions inlined, a root without results rewritten); they run
+  after the rules, some before as well, and only where their ops occur.
+
+    register_rule_set("memref-affine-canonical", RULES, "affine.apply folding ...",
+                      greedy_rules=COMPOSE_LOADS, structural=("affine-store-compose",))
+
+Sets are registered by name in one process-wide table, like passes; registering a
+name twice is an error unless `replace=True`, so two modules cannot silently
+shadow each other's rules.  Built-in sets live in modules imported lazily by
+`rule_set()`, so importing `egraft.patterns` stays cheap.  That the built-in
+sets declare their greedy-only rules truly (the e-graph compiler refuses exactly
+those) is tested in tests/patterns/test_rule_sets.py.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Iterable
+from collections.abc import Callable, Iterable
 
 import attrs
 
@@ -19,9 +34,33 @@ from .rule import Rule, RuleError
 
 @attrs.frozen
 class RuleSet:
+    """One named set: its rules (every one, in order), which of them are greedy-only, and its
+    structural steps (above)."""
+
     name: str
     rules: tuple[Rule, ...]
     doc: str = ""
+    greedy_rules: tuple[Rule, ...] = ()
+    structural: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Declaration:
+    """What running several sets in order needs: their rules and steps, each once."""
+
+    rules: tuple[Rule, ...]         # every rule, in set order (the greedy driver's tie order)
+    greedy_rules: tuple[Rule, ...]  # those only the greedy driver runs
+    structural: tuple[str, ...]
+
+    @property
+    def egraph_rules(self) -> tuple[Rule, ...]:
+        """The rules the e-graph compiles."""
+        return _without(self.rules, self.greedy_rules)
+
+
+def _without(rules: tuple[Rule, ...], dropped: Iterable[Rule]) -> tuple[Rule, ...]:
+    gone = set(map(id, dropped))
+    return tuple(r for r in rules if id(r) not in gone)
 
 
 _SETS: dict[str, RuleSet] = {}
@@ -32,15 +71,17 @@ _BUILTIN = {
     "tf-canonical": "egraft.patterns.tf_rules",
     "tf-multi": "egraft.patterns.tf_rules",
     "tf-fast-math": "egraft.patterns.tf_rules",
-    "memref-affine-canonical": "egraft.patterns.canon_affine",
+    "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
 }
 
 
-def register_rule_set(name: str, rules: Iterable[Rule], doc: str = "", replace: bool = False) -> RuleSet:
-    """Register `rules` under `name`; rule names must be unique within a set."""
-    rules = tuple(rules)
+def register_rule_set(name: str, rules: Iterable[Rule], doc: str = "", replace: bool = False,
+                      greedy_rules: Iterable[Rule] = (), structural: Iterable[str] = ()) -> RuleSet:
+    """Register `rules` (and `greedy_rules`, `structural` steps) under `name`; rule names
+    must be unique within a set."""
+    rules, greedy_rules = tuple(rules), tuple(greedy_rules)
     seen: dict[str, Rule] = {}
-    for r in rules:
+    for r in rules + greedy_rules:
         if not isinstance(r, Rule):
             raise TypeError(f"rule set '{name}': {r!r} is not a Rule")
         if r.name in seen:
@@ -48,7 +89,7 @@ def register_rule_set(name: str, rules: Iterable[Rule], doc: str = "", replace: 
         seen[r.name] = r
     if name in _SETS and not replace:
         raise ValueError(f"rule set '{name}' is already registered")
-    made = _SETS[name] = RuleSet(name, rules, doc)
+    made = _SETS[name] = RuleSet(name, rules + greedy_rules, doc, greedy_rules, tuple(structural))
     return made
 
 
@@ -68,9 +109,24 @@ def rule_sets() -> list[str]:
 
 
 def rules_of(names: Iterable[str]) -> tuple[Rule, ...]:
-    """The rules of several sets in order (`rules=a,b`), each rule once."""
-    out: dict[tuple[str, str], Rule] = {}
+    """Every rule of several sets in order (`rules=a,b`), each rule once."""
+    return declaration(names).rules
+
+
+def declaration(names: Iterable[str], keep: Callable[[str], bool] = lambda name: True) -> Declaration:
+    """The rules and structural steps of several sets in order (`rules=a,b`), each once,
+    without the rules and steps whose name `keep` refuses (`disable-patterns=`)."""
+    rules: dict[tuple[str, str], Rule] = {}
+    greedy: list[Rule] = []
+    steps: dict[str, None] = {}
     for n in names:
-        for r in rule_set(n).rules:
-            out.setdefault((r.name, str(r.origin)), r)
-    return tuple(out.values())
+        found = rule_set(n)
+        greedy_only = set(map(id, found.greedy_rules))
+        for r in found.rules:
+            key = (r.name, str(r.origin))
+            if keep(r.name) and key not in rules:
+                rules[key] = r
+                if id(r) in greedy_only:
+                    greedy.append(r)
+        steps.update((s, None) for s in found.structural if keep(s))
+    return Declaration(tuple(rules.values()), tuple(greedy), tuple(steps))

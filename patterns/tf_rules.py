@@ -177,6 +177,8 @@ FAST_MATH = [
          doc="x - x = 0 on floats of a dynamic shape, assuming no NaN or Inf (opt-in)"),
 ]
 
-register_rule_set("tf-canonical", CANONICAL, "TF's canonicalization rules that are exact")
+register_rule_set("tf-canonical", CANONICAL, "TF's canonicalization rules that are exact, and tf_executor's "
+                  "(empty islands and graphs, a structural step)", structural=("tf-executor-canonical",))
 register_rule_set("tf-fast-math", FAST_MATH, "float identities that assume no NaN or Inf (opt-in)")
-register_rule_set("tf-multi", MULTI, "multi-root rules (Tensat's multi-pattern rules)")
+register_rule_set("tf-multi", (), "multi-root rules (Tensat's multi-pattern rules; they build tf.Split, "
+                  "which has no record, so the e-graph cannot hold them)", greedy_rules=MULTI)

@@ -1,8 +1,8 @@
 """`-eqsat`: equality saturation with named rule sets on the regions of the op it runs on.
 
-The pass only orchestrates (rewrite/lower_pipeline.py does the work): it compiles the
-named rule sets of `egraft.patterns` into the e-graph, runs the round trip under the
-budgets given as options, and reports what saturation did.
+The pass only names rule sets and budgets: `rewrite/phases.py` runs the e-graph phase of
+what the named sets of `egraft.patterns` declare (their greedy-only rules and structural
+steps are `canonicalize`'s business), and the pass reports what saturation did.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERAT
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:
-    from egraft.rewrite.engine.egraph import EGraph
     from egraft.rewrite.lower_pipeline import RoundTrip
 
 
@@ -47,26 +46,19 @@ class EqSat(Pass):
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
+        from egraft.patterns import declaration  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.patterns.fold_limits import fold_limits
-        from egraft.rewrite.rules.compile import compile_rules, ops_present, rules_for  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.rewrite.dot import ir_dot
-        from egraft.rewrite.lower_pipeline import optimize
+        from egraft.rewrite.phases import run_egraph_rules
 
-        names = [r for r in self.rules if r != "none"]
-        skipped: dict[str, str] = {}
-
-        def prepare(eg: EGraph) -> None:
-            from egraft.patterns import rules_of
-
-            try:
-                skipped.update(compile_rules(eg, rules_for(ops_present(op), rules_of(names))).skipped)
-            except KeyError as err:
-                raise PassFailure(Diagnostic("error", str(err.args[0]), op.loc)) from None
-
+        try:
+            declared = declaration(r for r in self.rules if r != "none")
+        except KeyError as err:
+            raise PassFailure(Diagnostic("error", str(err.args[0]), op.loc)) from None
         before = ir_dot(op) if self.dump_egraph else ""
         with fold_limits(self.fold_element_limit or None) as limits:
-            result = optimize(op, budget=budget(self.max_iterations, self.max_enodes, self.timeout, started),
-                              prepare=prepare if names else None)
+            result, skipped = run_egraph_rules(op, declared, budget(self.max_iterations, self.max_enodes,
+                                                                    self.timeout, started))
         if self.dump_egraph and result.written:
             self.dump(op, before, result)
         summary = self.summary(result, skipped, stop_text(result, self.max_iterations, self.max_enodes,

@@ -1,7 +1,11 @@
-"""`memref-affine-canonical`: affine identities that need no new IR structure.
+"""`memref-affine-canonical`: affine.apply folding, and its composition into access maps.
 
 `affine.apply` of constants is the constant its map computes; an identity map
 forwards its operand; a map whose result is a constant ignores its operands.
+An `affine.apply` feeding an `affine.load` index is composed into the load's map
+(greedy-only rules: they build an effectful op); the same for `affine.store` is a
+structural step (`rewrite/structural/affine_store.py`: a rule cannot replace a root
+without results), which the set declares.
 Soundness: affine maps are evaluated on index values (64-bit, wrapping as
 `arith` on index does); `floordiv`, `ceildiv` and `mod` by a non-positive
 constant are undefined in MLIR, so such maps are not folded.
@@ -170,37 +174,10 @@ def _compose_rules(kind: str, n: int, k: int, j: int) -> Rule:
                 op("affine.store", val, mem, result_indices, map=composed), doc=doc)
 
 
+#: Rules that build an `affine.load` (effectful, so the e-graph cannot hold them): greedy-only.
 COMPOSE = [_compose_rules(kind, n, k, j) for kind in ("load",) for n in (1, 2, 3) for k in range(n)
            for j in (1, 2, 3)]
-RULES.extend(COMPOSE)
 
 register_rule_set("memref-affine-canonical", RULES,
-                  "affine.apply folding (constants, identity maps) and composition into affine.load maps")
-
-
-def compose_store_maps(root: "Operation") -> int:  # noqa: F821
-    """The store half of the composition (a rule cannot replace a root with no results): every
-    `affine.store` index produced by a one-result `affine.apply` is composed into the store's map,
-    repeatedly; an apply left without uses is erased (it is Pure). Returns the rewrites made."""
-    done = 0
-    for st_op in [o for o in root.walk() if o.name == "affine.store"]:
-        changed = True
-        while changed:
-            changed = False
-            indices = list(st_op.operands[2:])
-            for k, v in enumerate(indices):
-                producer = v.owner_op
-                amap = st_op.attr("map").value
-                if producer is None or producer.name != "affine.apply":
-                    continue
-                composed = compose_operand(amap, k, producer.attr("map").value)
-                if composed is None:
-                    continue
-                st_op.set_operands([*st_op.operands[:2], *indices[:k], *producer.operands, *indices[k + 1:]])
-                st_op.set_attr("map", A.AffineMapAttr(composed))
-                if not producer.results[0].uses:
-                    producer.erase()
-                done += 1
-                changed = True
-                break
-    return done
+                  "affine.apply folding (constants, identity maps) and composition into affine.load maps",
+                  greedy_rules=COMPOSE, structural=("affine-store-compose",))

@@ -2,8 +2,9 @@
 
 These rewrites change region structure (a graph's ops move into the enclosing
 block, an op's control operand list shrinks), which the rule language does not
-state, so they are a pass step that `canonicalize` runs before and after its
-driver (`passes/transforms/canonicalize.py`). Each is sound under the executor's deadness:
+state, so they are a structural step (`tf-executor-canonical`, declared by the
+`tf-canonical` rule set) that `rewrite/phases.py` runs before and after the
+rules. Each is sound under the executor's deadness:
 
 * **empty graph** (only a fetch): its results are the fetched values.
 * **single-island graph** (an island without control operands, and a fetch):

@@ -1,0 +1,44 @@
+"""Structural steps: IR rewrites a rule cannot state, done by imperative code on the IR.
+
+A rule replaces the results of a matched op; these steps change what a rule cannot see or
+build: they inline a region's ops into the enclosing block, shrink control-operand lists, or
+rewrite an op without results (`affine.store`). A rule set names the steps it needs
+(`structural=` in patterns/rule_sets.py) and `rewrite/phases.py` runs them around its rules,
+only where the ops they rewrite occur. Each step returns how many rewrites it made and argues
+its soundness in its module's docstring. May import `egraft.ir` and `egraft.patterns` only.
+
+To add a step: write `fn(op) -> int` in a module here, add a `StructuralStep` to `STEPS`, and
+name it in the `structural=` of the rule set that needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from egraft.ir import Operation
+from egraft.rewrite.structural.affine_store import compose_store_maps
+from egraft.rewrite.structural.executor import canonicalize_executor
+
+
+@dataclass(frozen=True)
+class StructuralStep:
+    """One step: its name (in reports and `disable-patterns=`), the function doing it, the op
+    names it rewrites (a name ending in '.' stands for a dialect), and whether it also runs
+    before the rules (it makes work for them), not only after."""
+
+    name: str
+    run: Callable[[Operation], int]
+    ops: tuple[str, ...]
+    before: bool = False
+
+    def applies(self, present: set[str]) -> bool:
+        """Whether any op this step rewrites is among the op names ``present``."""
+        return any(n in present if not n.endswith(".") else any(p.startswith(n) for p in present)
+                   for n in self.ops)
+
+
+STEPS = {step.name: step for step in (
+    StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
+    StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
+)}
