@@ -208,7 +208,7 @@ class PassRegistry(Mapping[str, type[Pass]]):
 
     def _load_all(self) -> dict[str, type[Pass]]:
         for name in self._index:
-            self[name]
+            self[name]  # imports the module that registers it
         return self._classes
 
     def __iter__(self) -> Iterator[str]:
