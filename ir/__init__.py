@@ -5,13 +5,13 @@
 """
 
 from egraft.ir import dialects  # noqa: F401  (registers the dialects)
-from egraft.ir.core.operation import Block, BlockArgument, IRError, Operation, OpResult, Region, Value
-from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.core.builder import Builder
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
+from egraft.ir.core.operation import Block, BlockArgument, IRError, Operation, OpResult, Region, Value
+from egraft.ir.core.symbols import SymbolTable
+from egraft.ir.records.registry import REGISTRY
 from egraft.ir.syntax.parser import Parser, parse
 from egraft.ir.syntax.printer import Printer, print_ir
-from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import verify
 
 __all__ = [

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from egraft.ir.core.operation import Block, BlockArgument, Operation, Region, Value
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
-from egraft.ir.records.opdef import OPTIONAL, SINGLE, VARIADIC, OpDef
+from egraft.ir.core.operation import Block, BlockArgument, Operation, Region, Value
 from egraft.ir.core.traits import Traits
+from egraft.ir.records.opdef import OPTIONAL, SINGLE, VARIADIC, OpDef
 
 
 def op_error(op: Operation, message: str) -> DiagnosticError:

@@ -12,11 +12,11 @@ from typing import Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.affine import AffineMap, Dim, Symbol, render
-from egraft.ir.syntax.affine_parser import parse_affine_expr
 from egraft.ir.core.operation import Operation, Value
-from egraft.ir.records.custom_form import FormParser, FormPrinter
-from egraft.ir.verifier import op_error
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_dim, is_valid_symbol
+from egraft.ir.records.custom_form import FormParser, FormPrinter
+from egraft.ir.syntax.affine_parser import parse_affine_expr
+from egraft.ir.verifier import op_error
 
 
 SYMBOL_IDENTITY = A.AffineMapAttr(AffineMap(0, 1, [Symbol(0)]))

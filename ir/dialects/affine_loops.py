@@ -11,18 +11,18 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.affine import AffineMap, Const, Symbol, render
 from egraft.ir.core.operation import Operation, Region, Value
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
-from egraft.ir.verifier import op_error
+from egraft.ir.dialects.affine_forms import (SYMBOL_IDENTITY, SSAExprParser, parse_dim_and_symbol_list,
+                                             print_dim_and_symbol_list, resolve_indices, ssa_names,
+                                             verify_dims_and_symbols)
 from egraft.ir.dialects.func import print_return_like
-from egraft.ir.dialects.affine_forms import (SYMBOL_IDENTITY, SSAExprParser,
-                                            parse_dim_and_symbol_list, print_dim_and_symbol_list,
-                                            resolve_indices, ssa_names, verify_dims_and_symbols)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.verifier import op_error
 
 
 # ------------------------------------------------------------------ affine.yield

@@ -15,19 +15,19 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region, Value
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
-from egraft.ir.records.registry import REGISTRY
-from egraft.ir.verifier import op_error
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_affine_index_operand
 from egraft.ir.dialects.affine_forms import (SSAExprParser, parse_dim_and_symbol_list,
-                                            print_affine_exprs_of_ssa_ids, print_dim_and_symbol_list,
-                                            resolve_indices, verify_dims_and_symbols)
+                                             print_affine_exprs_of_ssa_ids, print_dim_and_symbol_list,
+                                             resolve_indices, verify_dims_and_symbols)
 from egraft.ir.dialects.affine_loops import FOR, PARALLEL, YIELD, ensure_terminator
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
 
 
 # ------------------------------------------------------------------ affine.apply / min / max

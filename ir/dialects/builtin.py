@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
-from egraft.ir.core.operation import Block, Operation, Region
 from egraft.ir.core.location import Location
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.core.operation import Block, Operation, Region
 from egraft.ir.core.traits import Traits
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
 from egraft.ir.records.registry import REGISTRY
 
 

@@ -9,12 +9,12 @@ parse to these ops.
 from __future__ import annotations
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import OpDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, Variadic
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 

@@ -16,15 +16,15 @@ see every memref a graybox touches on its operand list.
 
 from __future__ import annotations
 
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
+from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
-from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
 
 
 def _parse_graybox(p: FormParser) -> Operation:

@@ -8,9 +8,9 @@ that unknown `!tf_type.*` spellings are rejected while parsing.
 
 from __future__ import annotations
 
-from egraft.ir.records.registry import REGISTRY
 from egraft.ir.dialects.tf_ops import LEGACY_FORM, TF_OPS
 from egraft.ir.dialects.tf_types import verify_tf_type
+from egraft.ir.records.registry import REGISTRY
 
 TF_DIALECT = REGISTRY.dialect(
     "tf",

@@ -10,17 +10,18 @@ of a single op.  Verification follows TensorFlow's rules and wording.
 
 from __future__ import annotations
 
-from egraft.ir.records import constraints as C
 from egraft.ir.core.operation import Operation, Region
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
 from egraft.ir.core.traits import Traits
+from egraft.ir.dialects.tf_executor_cflow import (CONTROL_TRIGGER, ENTER, EXIT, LOOP_COND, MERGE, RECV, SEND,
+                                                  SINK, SOURCE, SWITCH, SWITCH_N)
+from egraft.ir.dialects.tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, ensure_terminator,
+                                                  grouped_names, verify_body_block, verify_control_last)
+from egraft.ir.dialects.tf_types import CONTROL, Control, is_control, verify_tf_executor_type
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
-from egraft.ir.dialects.tf_types import CONTROL, Control, is_control, verify_tf_executor_type
-from egraft.ir.dialects.tf_executor_cflow import (CONTROL_TRIGGER, ENTER, EXIT, LOOP_COND, MERGE, RECV, SEND, SINK, SOURCE, SWITCH,
-                                SWITCH_N)
-from egraft.ir.dialects.tf_executor_forms import (GRAPH_OP, IN_GRAPH, VALUES_TYPES_FORM, ensure_terminator, grouped_names, verify_body_block, verify_control_last)
 
 # ------------------------------------------------------------------ graph
 

@@ -8,14 +8,18 @@ TensorFlow's custom form, result names and verifier wording.
 from __future__ import annotations
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import AttrDef, OpDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
-from egraft.ir.verifier import op_error
+from egraft.ir.dialects.tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR,
+                                                  IN_GRAPH, TENSOR_TYPES, grouped_names, print_name_operands,
+                                                  print_type_or_functional, single_type,
+                                                  verify_broadcastable, verify_control_last,
+                                                  verify_data_outputs, with_controls)
 from egraft.ir.dialects.tf_types import CONTROL, TOKEN, BoolTensor, Control, I32Tensor, Token, is_control
-from egraft.ir.dialects.tf_executor_forms import (DEFAULT_PARALLEL_ITERATIONS, I1_SCALAR, I32_SCALAR, IN_GRAPH, TENSOR_TYPES, grouped_names, print_name_operands, print_type_or_functional, single_type, verify_broadcastable, verify_control_last, verify_data_outputs, with_controls)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.records.opdef import AttrDef, OpDef, Variadic
+from egraft.ir.verifier import op_error
 
 # ------------------------------------------------------------------ Switch, _SwitchN, Merge
 

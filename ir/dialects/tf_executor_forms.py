@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Operation, Region
 from egraft.ir.core.diagnostics import DiagnosticError
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.core.operation import Operation, Region
 from egraft.ir.core.traits import Traits
-from egraft.ir.verifier import op_diag, op_error
 from egraft.ir.dialects.tf_types import CONTROL, broadcast_compatible, is_control, is_ref
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter, custom_error, finish_op
+from egraft.ir.verifier import op_diag, op_error
 
 GRAPH_OP = "tf_executor.graph"
 IN_GRAPH = Traits.HasParent((GRAPH_OP,))

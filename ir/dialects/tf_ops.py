@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Trait, Traits
-from egraft.ir.dialects.tf_types import BoolTensor, IndexTensor, ResourceTensor, TFTensor, drop_ref_and_subtypes
+from egraft.ir.dialects.tf_types import (BoolTensor, IndexTensor, ResourceTensor, TFTensor,
+                                         drop_ref_and_subtypes)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic
 from egraft.ir.verifier import op_error
 
 # ------------------------------------------------------------------ the 2019 custom form

@@ -10,10 +10,10 @@ ones (`tfg_types.py`).
 
 from __future__ import annotations
 
-from egraft.ir.records.registry import REGISTRY
 from egraft.ir.dialects.tfg_control_flow import CONDITION, FUNCTIONAL_OPS, REGION_OPS, YIELD
 from egraft.ir.dialects.tfg_func import FUNC, GET_RESULT, GRAPH, RETURN
 from egraft.ir.dialects.tfg_node import NODE_FORM, node_result_names
+from egraft.ir.records.registry import REGISTRY
 
 TFG_DIALECT = REGISTRY.dialect(
     "tfg",

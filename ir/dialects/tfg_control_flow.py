@@ -15,18 +15,19 @@ from __future__ import annotations
 from typing import Sequence
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region
 from egraft.ir.core.symbols import SymbolTable
-from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic, VARIADIC
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
-from egraft.ir.verifier import op_error
 from egraft.ir.dialects.tfg_func import check_single_nonempty_block
-from egraft.ir.dialects.tfg_node import NODE_FORM, node_result_names, parse_optional_ref_list, write_operand_list
+from egraft.ir.dialects.tfg_node import (NODE_FORM, node_result_names, parse_optional_ref_list,
+                                         write_operand_list)
 from egraft.ir.dialects.tfg_types import (CONTROL, are_cast_compatible, func_attr_symbol, region_attrs,
-                        split_data_control)
+                                          split_data_control)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import AttrDef, OpDef, RegionDef, Variadic, VARIADIC
+from egraft.ir.verifier import op_error
 
 TFG = "tfg"
 _SEGMENTS = "operandSegmentSizes"

@@ -12,18 +12,19 @@ unpacked by name with `tfg.get_result`.
 from __future__ import annotations
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records import constraints as C
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Region
-from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.core.traits import Traits
-from egraft.ir.verifier import op_error
 from egraft.ir.dialects.func import attr_dict_array, parse_function_results
-from egraft.ir.dialects.tfg_node import (node_error, node_result_names, parse_keyword_attrs, parse_optional_ref_list,
-                       print_keyword_attrs, sanitize_name, write_operand_list)
+from egraft.ir.dialects.tfg_node import (node_error, node_result_names, parse_keyword_attrs,
+                                         parse_optional_ref_list, print_keyword_attrs, sanitize_name,
+                                         write_operand_list)
 from egraft.ir.dialects.tfg_types import (CONTROL, OPAQUE_TENSOR, are_cast_compatible, is_dialect_attr,
-                        split_data_control, version_syntax_error)
+                                          split_data_control, version_syntax_error)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
+from egraft.ir.verifier import op_error
 
 TFG = "tfg"
 

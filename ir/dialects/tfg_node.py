@@ -24,8 +24,8 @@ from typing import Sequence
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.dialects.tfg_types import CONTROL, first_misplaced, split_data_control
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 
 KEYWORD_ATTRS = (("device", "_mlir_device"), ("assigned_device", "_mlir_assigned_device"),
                  ("name", "_mlir_name"))

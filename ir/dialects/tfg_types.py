@@ -86,7 +86,8 @@ def _element_compatible(a: T.Type, b: T.Type) -> bool:
     pa, pb = _split_params(a.params), _split_params(b.params)
     if len(pa) != len(pb):
         return False
-    return all(are_cast_compatible(AttributeParser(x).parse_type(), AttributeParser(y).parse_type()) for x, y in zip(pa, pb))
+    return all(are_cast_compatible(AttributeParser(x).parse_type(), AttributeParser(y).parse_type())
+               for x, y in zip(pa, pb))
 
 
 def are_cast_compatible(a: T.Type, b: T.Type) -> bool:

@@ -14,12 +14,12 @@ from typing import Any, Callable, Literal, Sequence
 import attrs
 
 from egraft.ir.core import attributes as A
-from egraft.ir.records.constraints import AnyAttr, AnyType, Constraint
-from egraft.ir.records.custom_form import CustomForm
+from egraft.ir.core.location import UNKNOWN, Location
 from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.core.traits import Trait, Traits
-from egraft.ir.core.location import UNKNOWN, Location
 from egraft.ir.core.types import Type, i32
+from egraft.ir.records.constraints import AnyAttr, AnyType, Constraint
+from egraft.ir.records.custom_form import CustomForm
 
 # ------------------------------------------------------------------ arguments
 

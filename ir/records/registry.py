@@ -13,8 +13,8 @@ from typing import Callable, Iterable, Sequence
 import attrs
 
 from egraft.ir.core.operation import Operation, set_record_lookup
-from egraft.ir.records.opdef import OpDef
 from egraft.ir.records.custom_form import CustomForm
+from egraft.ir.records.opdef import OpDef
 
 
 @attrs.define(eq=False)

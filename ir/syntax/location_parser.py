@@ -6,7 +6,7 @@ reference to one is kept pending and resolved once the whole file is read.
 
 from __future__ import annotations
 
-from egraft.ir.core.location import (UNKNOWN, CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc)
+from egraft.ir.core.location import UNKNOWN, CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc
 from egraft.ir.core.operation import BlockArgument, Operation
 from egraft.ir.syntax.attr_parser import AttributeParser
 from egraft.ir.syntax.lexer import WS

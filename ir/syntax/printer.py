@@ -13,9 +13,9 @@ from typing import Callable, Iterable, Sequence
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.core.gc_pause import gc_paused
 from egraft.ir.core.location import Location
+from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.records.registry import REGISTRY
 
 # Attributes MLIR prints through `#alias = ...` definitions at the top.
