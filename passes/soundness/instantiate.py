@@ -6,12 +6,14 @@ types are drawn (hypothesis): one base type per instance, which every
 variable shares or (tf ops) broadcasts against, so most instances are well
 typed.  Variables a `where` clause reads as constants (`is_splat(c, 0)`,
 `is_constant(c)`) become constants (`arith.constant` / `tf.Const`), splats of
-the value asked for or random otherwise; shape-like operands of tf ops
-(`Reshape`'s shape, `Transpose`'s perm, axes, paddings) become constants
-valid for the operand they describe.  Result types come from the op's traits,
-or, for tf ops, from running the op on probe values with the interpreter, so
-no per-op shape function is needed.  Anything ill-typed is left to the
-verifier and the rule's own checks: the harness `assume`s they pass.
+the value asked for or random otherwise; an operand the op's record declares
+as holding dimensions (`OpDef.dims_operand`: `Reshape`'s shape, `Transpose`'s
+perm, axes, paddings) becomes a constant valid for the operand it describes.
+Result types come from the op's traits and record (`OpDef.result_element`:
+comparisons give i1); tf result shapes from running the op on probe values
+with the interpreter, so no per-op shape function is needed.  Anything
+ill-typed is left to the verifier and the rule's own checks: the harness
+`assume`s they pass.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Block, Operation, Value
 from egraft.ir.dialects.arith import _i1_like
+from egraft.ir.records.opdef import DimsKind
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.semantics.inputs import array_strategy, value_for_type
 from egraft.ir.semantics.interpreter import Interpreter
@@ -36,9 +39,9 @@ from egraft.patterns.validate import source_kinds
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
 TF_ELEMENTS = (T.f32, T.f64, T.f16, T.i32, T.i64, T.i8, T.i1)
 
-# tf operands that hold shapes, axes or permutations, and how to draw a valid value for them
-# from the shape of the op's first operand: name -> (operand index, drawer).
-ShapeDrawer = Callable[[Callable, tuple[int, ...]], list]
+# How to draw a valid value for an operand that holds dimensions (an op record's
+# `dims_operand`, e.g. tf.Transpose's `perm`) from the shape of the op's first operand.
+DimsDrawer = Callable[[Callable, tuple[int, ...]], Any]
 
 
 def _reshape(draw: Callable, shape: tuple[int, ...]) -> list:
@@ -60,13 +63,11 @@ def _axis(draw: Callable, shape: tuple[int, ...]) -> int:
     return draw(st.integers(-len(shape), max(len(shape) - 1, 0)))
 
 
-_SHAPE_OPERANDS: dict[str, tuple[int, ShapeDrawer]] = {
-    "tf.Reshape": (1, _reshape), "tf.Transpose": (1, _perm), "tf.Mean": (1, _axes), "tf.Sum": (1, _axes),
-    "tf.Max": (1, _axes), "tf.Min": (1, _axes), "tf.Prod": (1, _axes),
-    "tf.ExpandDims": (1, lambda d, s: d(st.integers(-len(s) - 1, len(s)))),
-    "tf.Pad": (1, lambda d, s: [[d(st.integers(0, 2)), d(st.integers(0, 2))] for _ in s]),
-    "tf.Fill": (0, lambda d, s: d(st.lists(st.integers(0, 3), max_size=3))),
-    "tf.ConcatV2": (-1, _axis),
+_DIMS_DRAWERS: dict[DimsKind, DimsDrawer] = {
+    "shape": _reshape, "permutation": _perm, "axes": _axes, "axis": _axis,
+    "new_axis": lambda d, s: d(st.integers(-len(s) - 1, len(s))),
+    "paddings": lambda d, s: [[d(st.integers(0, 2)), d(st.integers(0, 2))] for _ in s],
+    "dims": lambda d, s: d(st.lists(st.integers(0, 3), max_size=3)),
 }
 # arith's flag attributes, as a rule's attribute variable may bind them.
 _FLAG_ATTRS = {
@@ -74,10 +75,6 @@ _FLAG_ATTRS = {
                  "fastmath<nsz>", "fastmath<reassoc>"),
     "overflowFlags": ("overflow<none>", "overflow<nsw>", "overflow<nuw>", "overflow<nsw,nuw>"),
 }
-# tf ops whose result element type is not their first operand's.
-_TF_RESULT_ELEMENTS = {"tf.Shape": T.i32, "tf.Size": T.i32, "tf.Rank": T.i32, "tf.Less": T.i1,
-                       "tf.LessEqual": T.i1, "tf.Greater": T.i1, "tf.GreaterEqual": T.i1, "tf.Equal": T.i1,
-                       "tf.NotEqual": T.i1}
 
 
 def const_vars(rule: Rule) -> dict[str, Any]:
@@ -149,30 +146,30 @@ class Instance:
 
     # ------------------------------------------------------------ the pattern
 
-    def value(self, pat: Operand, user: str | None = None, slot: int = 0,
+    def value(self, pat: Operand, dims: DimsKind | None = None,
               first: Value | None = None) -> Value | list[Value]:
-        """The IR value(s) standing for one operand pattern."""
+        """The IR value(s) standing for one operand pattern; `dims` says what the operand
+        holds when it holds dimensions of `first`, the op's first operand."""
         if isinstance(pat, OpPat):
             return self.op(pat).results[0]
         if isinstance(pat, ResultOf) and isinstance(pat.op, OpPat):
             return self.op(pat.op).results[pat.index]
         if isinstance(pat, Either):
-            return [self.value(pat.a, user, slot, first), self.value(pat.b, user, slot + 1, first)]
+            return [self.value(pat.a, None, first), self.value(pat.b, None, first)]
         if isinstance(pat, tuple):
-            return [self.value(p, user, slot + i, first) for i, p in enumerate(pat)]
+            return [self.value(p, None, first) for p in pat]
         assert isinstance(pat, Var), pat
         if not pat.is_wildcard and pat.name in self.vars:
             return self.vars[pat.name]
-        made = self.leaf(pat, user, slot, first)
+        made = self.leaf(pat, dims, first)
         if not pat.is_wildcard:
             self.vars[pat.name] = made
         return made
 
-    def leaf(self, pat: Var, user: str | None, slot: int, first: Value | None) -> Value | list[Value]:
-        shape_slot = _SHAPE_OPERANDS.get(user or "")
-        if self.tf and shape_slot is not None and first is not None and shape_slot[0] in (slot, -1):
-            dims = first.type.shape if isinstance(first.type, T.RankedTensorType) else ()
-            data = np.asarray(shape_slot[1](self.draw, tuple(dims)), np.int32)
+    def leaf(self, pat: Var, dims: DimsKind | None, first: Value | None) -> Value | list[Value]:
+        if self.tf and dims is not None and (first is not None or dims == "dims"):
+            shape = first.type.shape if first is not None and isinstance(first.type, T.RankedTensorType) else ()
+            data = np.asarray(_DIMS_DRAWERS[dims](self.draw, tuple(shape)), np.int32)
             return self.constant(T.RankedTensorType(data.shape, T.i32), data)
         if self.kinds().get(pat.name) == "values":
             return [self.argument(self.var_type()) for _ in range(self.draw(st.integers(1, 3)))]
@@ -188,12 +185,16 @@ class Instance:
 
     def op(self, pat: OpPat) -> Operation:
         opdef = REGISTRY.lookup(pat.name)
+        operand_defs = opdef.operands if opdef is not None else ()
+        dims_operand = opdef.dims_operand if opdef is not None else None
         operands: list[Value] = []
         groups = []
-        for i, sub in enumerate(pat.operands):
-            is_last = i == len(pat.operands) - 1
-            slot = -1 if (is_last and pat.name == "tf.ConcatV2") else i
-            v = self.value(sub, pat.name, slot, operands[0] if operands else None)
+        position = 0  # in the op's declared operands (an `Either` spans two)
+        for sub in pat.operands:
+            name = operand_defs[position].name if position < len(operand_defs) else None
+            dims = dims_operand[1] if dims_operand is not None and name == dims_operand[0] else None
+            position += 2 if isinstance(sub, Either) else 1
+            v = self.value(sub, dims, operands[0] if operands else None)
             vs = v if isinstance(v, list) else [v]
             operands.extend(vs)
             groups.append(len(vs))
@@ -235,7 +236,7 @@ class Instance:
         if name.startswith("arith."):  # casts: a drawn element type of the operand's shape
             et = self.draw(st.sampled_from(ARITH_ELEMENTS))
             return [_with_element(first, et)]
-        et = _TF_RESULT_ELEMENTS.get(name) or T.element_type(first)
+        et = (opdef.result_element if opdef is not None else None) or T.element_type(first)
         if name == "tf.Cast":
             et = self.draw(st.sampled_from(TF_ELEMENTS))
         return [T.UnrankedTensorType(et)] * count  # ranked once the probe run shows the shape

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from egraft.ir.core import types as T
-
+from egraft.ir.records.opdef import DimsKind
+from egraft.ir.records.registry import REGISTRY
+from egraft.ir.semantics import attribute_value
 from egraft.passes.soundness import assert_pass_sound, assert_rule_sound
+from egraft.passes.soundness.instantiate import _DIMS_DRAWERS, rule_instances
 from egraft.patterns import float_element, integer_element, is_splat, op, rule, var
 from egraft.patterns.natives import zero_of
 from egraft.patterns.tf_rules import CANONICAL
@@ -115,3 +121,29 @@ def test_pass_pipeline_soundness_on_a_module():
       return %2, %5 : i32, f32
     }"""
     assert_pass_sound(text, "func.func(cse)", examples=40)
+
+
+def test_dims_operands_name_declared_operands():
+    """An op record's `dims_operand` names one of its operands and a kind the harness can draw."""
+    declared = {name: d for name, d in REGISTRY.ops.items() if d.dims_operand}
+    assert {"tf.Reshape", "tf.Transpose", "tf.ConcatV2", "tf.Mean"} <= set(declared)
+    for name, d in declared.items():
+        assert d.dims_operand[0] in {o.name for o in d.operands}, name
+    assert set(get_args(DimsKind)) == set(_DIMS_DRAWERS)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.data())
+def test_dims_operands_are_drawn_as_valid_constants(data):
+    """tf.Transpose's `perm` (its record's dims operand) is a constant permutation of the input's
+    dimensions; a comparison's result is i1 (its record's result element), whatever the operands."""
+    p, y = var("p"), var("y")
+    transpose = data.draw(rule_instances(rule("t", op("tf.Transpose", x, p), op("tf.Transpose", x, p))))
+    ops = {o.name: o for o in transpose.walk()}
+    rank = len(ops["tf.Transpose"].operands[0].type.shape)
+    perm = ops["tf.Transpose"].operands[1].owner
+    assert perm.name == "tf.Const"
+    assert sorted(attribute_value(perm.attr("value"), perm.results[0].type).tolist()) == list(range(rank))
+    less = data.draw(rule_instances(rule("l", op("tf.Less", x, y), op("tf.Less", x, y))))
+    result = next(o for o in less.walk() if o.name == "tf.Less").results[0]
+    assert result.type.element_type == T.i1
