@@ -12,6 +12,10 @@ import pytest
 from .tool import COMMAND
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _long_input(path: Path, ops: int) -> None:
     lines = ["func.func @f(%a: i32) -> i32 {", "  %v0 = arith.addi %a, %a : i32"]
     lines += [f"  %v{i} = arith.addi %v{i - 1}, %a : i32" for i in range(1, ops)]
@@ -23,8 +27,10 @@ def _long_input(path: Path, ops: int) -> None:
 def test_sigint_during_a_long_pipeline(tmp_path: Path, delay: float) -> None:
     src, out = tmp_path / "big.mlir", tmp_path / "out.mlir"
     _long_input(src, 30_000)
+    # A shell without job control starts background jobs with SIGINT ignored, and Python
+    # keeps an inherited SIG_IGN (as it should): the tool under test gets the default.
     proc = subprocess.Popen([*COMMAND, str(src), "-canonicalize", "-cse", "-o", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
     try:
         # The temporary output file appears once the input is read: the pipeline is running.
         deadline = time.monotonic() + 120
