@@ -38,9 +38,9 @@ class OpRecord(Protocol):
     @property
     def cls(self) -> type["Operation"]: ...
     @property
-    def traits(self) -> Sequence[Trait]: ...
-    @property
     def attr_names(self) -> AbstractSet[str]: ...
+    @property
+    def trait_kinds(self) -> AbstractSet[str]: ...
 
     def split_attributes(self, attributes: dict[str, Attribute],
                          properties: dict[str, Attribute] | None) -> tuple[dict, dict]: ...
@@ -305,8 +305,11 @@ class Operation:
         merged.update(self.attributes)
         return merged
 
-    def has_trait(self, trait: object) -> bool:
-        return self.opdef is not None and trait in self.opdef.traits
+    def has_trait(self, trait: Trait) -> bool:
+        """Whether the op's record lists the trait (with any parameter), as `OpDef.has_trait`
+        answers (inlined: walks ask this of every op)."""
+        opdef = self.opdef
+        return opdef is not None and trait.kind in opdef.trait_kinds
 
     def is_ancestor(self, other: "Operation") -> bool:
         """True if `other` is this op or nested (at any depth) inside it."""

@@ -25,8 +25,7 @@ _SIZED_SOURCES = ("memref.alloc", "memref.alloca", "memref.view", "memref.subvie
 
 
 def _has(op: Operation | None, trait: Trait) -> bool:
-    """Whether `op`'s record has the trait (whatever its parameter)."""
-    return op is not None and op.opdef is not None and op.opdef.has_trait(trait)
+    return op is not None and op.has_trait(trait)
 
 
 def get_affine_scope(op: Operation) -> Region | None:
