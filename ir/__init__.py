@@ -2,6 +2,18 @@
 
 `parse(text)` reads MLIR text (generic or custom forms, today's syntax or
 2019's) into a module; `print_ir(op)` prints it back; `verify(op)` checks it.
+
+Layers, each importing only those below it (pyproject.toml's import-linter
+contract `ir` enforces it, imports inside functions included):
+
+    graphdef | semantics   GraphDef I/O, the reference interpreter
+    dialects/              the op records of each dialect, with their custom forms
+    verifier.py            record-driven verification
+    syntax/                lexer, type/attribute/location parsers, SSA scopes, parser, printer
+    records/               OpDef, constraints, the custom-form hook protocols, the registry
+    core/                  values, ops, blocks, regions, types, attributes, locations, traits
+
+Importing this package registers every dialect, so `parse` knows them all.
 """
 
 from egraft.ir import dialects  # noqa: F401  (registers the dialects)
