@@ -6,9 +6,10 @@
 Layers, each importing only those below it (pyproject.toml's import-linter
 contract `ir` enforces it, imports inside functions included):
 
+    effects.py             side-effect queries (TF's op registry for tf ops without a record)
     graphdef | semantics   GraphDef I/O, the reference interpreter
     dialects/              the op records of each dialect, with their custom forms
-    verifier.py            record-driven verification
+    verifier.py            record-driven verification (erasure.py, region_kinds.py beside it)
     syntax/                lexer, type/attribute/location parsers, SSA scopes, parser, printer
     records/               OpDef, constraints, the custom-form hook protocols, the registry
     core/                  values, ops, blocks, regions, types, attributes, locations, traits
