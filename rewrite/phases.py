@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -31,13 +32,15 @@ from egraft.patterns.fold_limits import fold_limits
 from egraft.patterns.rule import Rule
 from egraft.patterns.rule_sets import Declaration
 
-from egraft.rewrite.engine.egraph import EGraph
-from egraft.rewrite.engine.extract import CostModel
 from egraft.rewrite.engine.saturate import Budget
 from egraft.rewrite.greedy.driver import GreedyConfig, GreedyReport, apply_rules_greedily
-from egraft.rewrite.lower_pipeline import RoundTrip, optimize
 from egraft.rewrite.rules.compile import compile_rules, ops_present, rules_for
 from egraft.rewrite.structural import STEPS, StructuralStep
+
+if TYPE_CHECKING:  # the round trip is imported where it runs: the greedy driver needs none of it
+    from egraft.rewrite.engine.egraph import EGraph
+    from egraft.rewrite.engine.extract import CostModel
+    from egraft.rewrite.lower_pipeline import RoundTrip
 
 DRIVERS = ("egraph", "greedy")
 
@@ -74,6 +77,8 @@ def run_egraph_rules(op: Operation, declared: Declaration, budget: Budget, cost:
     """The e-graph round trip with the e-graph rules of ``declared`` whose source ops are
     ``present`` (none: the identity round trip). Returns it and the rules of ``declared``
     that can match but are not on the e-graph (greedy-only, or refused by the compiler), with why."""
+    from egraft.rewrite.lower_pipeline import optimize
+
     present = ops_present(op) if present is None else present
     chosen = rules_for(present, declared.egraph_rules)
     left = {r.name: "greedy driver only (declared so by its rule set)" for r in rules_for(present, declared.greedy_rules)}

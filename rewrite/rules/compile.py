@@ -2,7 +2,8 @@
 IR encoding (docs/encoding.md).
 
 A source DAG becomes query atoms, one per op: ``(= ?o (tf.AddV2 ?x ?y ?ty ?p ?a))`` for a
-typed op, ``(= ?o (Generic "tf.X" ?vals ...))`` for an unregistered one, and an operand
+typed op, ``(= ?o (Generic "tf.X" ?vals ...))`` for an unregistered one (``GenericPure``
+when ``ir/effects.py`` declares it effect-free, as the lowering does), and an operand
 that is a nested op is its result ``(= ?v (Res 0 ?o2))``. Named attributes are looked up
 through the ``DictHas`` relation (attributes not named are not looked at, as the
 language says); the relation is filled by two helper rules added to every ruleset that
@@ -33,6 +34,7 @@ import attrs
 from egraft.ir import REGISTRY, Operation
 from egraft.ir.core import attributes as A
 from egraft.ir.core.types import Type
+from egraft.ir.effects import declared_effect_free
 from egraft.patterns.rule import Check, ConstOf, Either, Native, OpPat, ResultOf, Rule, TypeOf, Var
 
 from egraft.rewrite.engine import names
@@ -201,10 +203,12 @@ class _RuleCompiler:
             rest = [self.var() for _ in range(3 + shape.num_regions + shape.effectful)]
             self.atoms.append(f"(= {o} ({self.ctor(pat.name)} {' '.join(kids + rest)}))")
             heads = rest
-        elif shape is None:
+        elif shape is None:  # lowered as Generic, or GenericPure when declared effect-free (no Eff child)
             vals = self.source_list(pat.operands)
-            heads = [self.var() for _ in range(5)]
-            self.atoms.append(f"(= {o} ({self.ctor('Generic')} {egglog_string(pat.name)} {vals} {' '.join(heads)}))")
+            pure = declared_effect_free(pat.name, None)
+            heads = [self.var() for _ in range(4 if pure else 5)]
+            generic = self.ctor("GenericPure" if pure else "Generic")
+            self.atoms.append(f"(= {o} ({generic} {egglog_string(pat.name)} {vals} {' '.join(heads)}))")
         else:
             raise UnsupportedRule(f"{pat.name}: operand groups do not match its record")
         self.op_info[o] = (shape, heads)

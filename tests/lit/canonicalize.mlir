@@ -213,3 +213,17 @@ func.func @affine_apply(%i: index) -> (index, index) {
   %1 = affine.apply affine_map<(d0) -> (d0 * 3 + 1)>(%c2)
   return %0, %1 : index, index
 }
+
+// -----
+
+// tf.LogicalNot has no op record; TensorFlow registers it stateless (ir/effects.py), so once
+// logical-not-of-equal replaced its value it is dead on either driver, and so is the
+// tf.Equal it read.
+// CHECK-LABEL: func.func @replaced_op_without_record
+// CHECK-NEXT:    %[[NE:.*]] = "tf.NotEqual"(%arg0, %arg1) <{incompatible_shape_error = true}>
+// CHECK-NEXT:    return %[[NE]]
+func.func @replaced_op_without_record(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xi1> {
+  %0 = "tf.Equal"(%a, %b) {incompatible_shape_error = true} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
+  %1 = "tf.LogicalNot"(%0) : (tensor<2xi1>) -> tensor<2xi1>
+  return %1 : tensor<2xi1>
+}

@@ -19,18 +19,3 @@ func.func @canonical_form_of_equal_cost(%a: tensor<2xf32>, %b: tensor<2xf32>, %x
   %1 = "tf.BatchMatMulV2"(%x, %y) {adj_x = false, adj_y = false} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   return %0, %1 : tensor<2xf32>, tensor<2x4xf32>
 }
-
-// -----
-
-// Bug: tf.LogicalNot has no op record, so the e-graph's write-back keeps it for the
-// effects it might have after logical-not-of-equal replaced its value, and with it the
-// tf.Equal it reads; the greedy driver erases the replaced op (as MLIR's rewriter
-// does) and the Equal it leaves dead.
-// CHECK-LABEL: func.func @replaced_op_without_record
-// CHECK-NEXT:    %[[NE:.*]] = "tf.NotEqual"(%arg0, %arg1) <{incompatible_shape_error = true}>
-// CHECK-NEXT:    return %[[NE]]
-func.func @replaced_op_without_record(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xi1> {
-  %0 = "tf.Equal"(%a, %b) {incompatible_shape_error = true} : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
-  %1 = "tf.LogicalNot"(%0) : (tensor<2xi1>) -> tensor<2xi1>
-  return %1 : tensor<2xi1>
-}
