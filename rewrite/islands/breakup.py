@@ -16,7 +16,7 @@ from __future__ import annotations
 from egraft.ir import Block, Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
 
-from egraft.rewrite.islands.facts import may_have_effects
+from egraft.ir.effects import has_side_effects
 from egraft.rewrite.islands.writeback import top_level
 
 
@@ -74,7 +74,7 @@ def break_up(island: Operation) -> list[Operation] | None:
     pieces: list[Operation] = []
     for op in ops:
         controls = [join.results[-1]] if join is not None and op not in has_pred else []
-        effectful = any(may_have_effects(inner) for inner in op.walk())
+        effectful = any(has_side_effects(inner) for inner in op.walk())
         if effectful and last_effect is not None:
             controls.append(last_effect.results[-1])
         piece = make_island(controls, [op], list(op.results), op.loc)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from egraft.ir import Operation, Value
-from egraft.ir.graphdef.op_registry import lookup_op
+from egraft.ir.effects import has_side_effects
 from egraft.patterns import island_merging as IM
 
 from egraft.rewrite.engine.egraph import EGraph, egglog_string
@@ -73,14 +73,6 @@ def collect(graph: Operation) -> GraphNodes:
     return nodes
 
 
-def may_have_effects(op: Operation) -> bool:
-    """True unless the op's record says Pure or TensorFlow registers it as stateless."""
-    if op.opdef is not None and "Pure" in op.opdef.trait_kinds:
-        return False
-    if not op.name.startswith("tf."):
-        return True
-    sig = lookup_op(op.name[3:])
-    return sig is None or sig.is_stateful
 
 
 def is_blocking_island(op: Operation) -> bool:
@@ -127,7 +119,7 @@ class _Facts:
         self.step[n] = 1
         if is_mergeable(op):
             rows["IslandR"].append((n,))
-            if any(may_have_effects(inner) and inner.name not in IM.READ_ONLY_OPS
+            if any(has_side_effects(inner) and inner.name not in IM.READ_ONLY_OPS
                    for top in op.regions[0].blocks[0].ops[:-1] for inner in top.walk()):
                 rows["PinR"].append((n,))
             ident = identity_input(op)
