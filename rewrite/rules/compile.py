@@ -33,6 +33,7 @@ import attrs
 
 from egraft.ir import REGISTRY, Operation
 from egraft.ir.core import attributes as A
+from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
 from egraft.ir.effects import declared_effect_free
 from egraft.patterns.rule import Check, ConstOf, Either, Native, OpPat, ResultOf, Rule, TypeOf, Var
@@ -377,7 +378,7 @@ def _var_sorts(eg: EGraph, atoms: list[str]) -> dict[str, str]:
 
 def _commutes(pat: OpPat) -> bool:
     opdef = REGISTRY.lookup(pat.name)
-    return opdef is not None and "Commutative" in opdef.trait_kinds and len(pat.operands) == 2
+    return opdef is not None and opdef.has_trait(Traits.Commutative) and len(pat.operands) == 2
 
 
 def _either_choices(rule: Rule) -> list[Rule]:

@@ -39,6 +39,7 @@ from typing import Any, Iterable
 from egraft.ir import REGISTRY
 from egraft.ir.core import attributes as A
 from egraft.ir.syntax.parser import Parser
+from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
 from egraft.patterns.rule import AllOf, AnyOf, Check, ConstOf, Native, Not, TypeOf, Var
 
@@ -222,7 +223,7 @@ class OracleTable:
         self.with_helpers.add(ruleset)
         out = []
         for opdef in list(REGISTRY.ops.values()):
-            if "ConstantLike" not in opdef.trait_kinds or "value" not in opdef.attr_names or opdef.operands:
+            if not opdef.has_trait(Traits.ConstantLike) or "value" not in opdef.attr_names or opdef.operands:
                 continue
             shape = shape_of(opdef)
             if shape.effectful or shape.num_regions:
@@ -250,7 +251,7 @@ class OracleTable:
         out = []
         for op in ops:
             opdef = REGISTRY.lookup(op)
-            if (ruleset, op) in self.pruned or opdef is None or "ConstantLike" in opdef.trait_kinds:
+            if (ruleset, op) in self.pruned or opdef is None or opdef.has_trait(Traits.ConstantLike):
                 continue
             shape = shape_of(opdef)
             if shape.effectful or shape.num_regions:
