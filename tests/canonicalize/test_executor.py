@@ -108,3 +108,32 @@ def test_disabled_by_name() -> None:
     module = parse(PROGRAM)
     PassManager(parse_pipeline("func.func(canonicalize{disable-patterns=tf-executor-canonical})")).run(module)
     assert "tf_executor.graph" in print_ir(module)
+
+
+SINGLE_ISLAND = """
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tf_executor.graph {
+    %1:2 = tf_executor.island {
+      %2 = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %2 : tensor<2xf32>
+    }
+    tf_executor.fetch %1#0 : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("driver", ["egraph", "greedy"])
+def test_run_where_tf_canonical_declares_it_and_reported(driver: str) -> None:
+    """The step is tf-canonical's (patterns/tf_rules.py declares it): a run of other sets leaves
+    the graph alone, and the report counts its rewrites by the step's name."""
+    remarks: list[str] = []
+    module = parse(SINGLE_ISLAND)
+    PassManager(parse_pipeline(f"func.func(canonicalize{{driver={driver} report=true}})"),
+                emit=lambda d: remarks.append(d.message)).run(module)
+    assert "tf_executor.graph" not in print_ir(module)
+    assert any(r.endswith("; tf-executor-canonical: 1") for r in remarks), remarks
+    module = parse(SINGLE_ISLAND)
+    PassManager(parse_pipeline(f"func.func(canonicalize{{driver={driver} rules=arith-canonical}})")).run(module)
+    assert "tf_executor.graph" in print_ir(module)
