@@ -96,5 +96,9 @@ def would_be_trivially_dead(op: Operation) -> bool:
 
 
 def is_trivially_dead(op: Operation) -> bool:
-    """Results unused and erasable (:func:`would_be_trivially_dead`)."""
-    return all(not r.uses for r in op.results) and would_be_trivially_dead(op)
+    """Results unused and erasable (:func:`would_be_trivially_dead`). Asked of every op the
+    greedy driver visits, so the common answer (a result is used) comes first and cheap."""
+    for r in op.results:
+        if r.uses:
+            return False
+    return would_be_trivially_dead(op)
