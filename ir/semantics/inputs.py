@@ -5,7 +5,9 @@ dimensions (`tensor<?x3xf32>`, `memref<?xi32>`) are drawn once per run and
 shared: each `?` is that common size or, sometimes, 1, so that arguments
 meant to broadcast against each other usually do (independent sizes would
 make most TF programs fail on their inputs).  Integers cover the whole range
-of their width (hypothesis favours the boundaries, where wrap-around shows).
+of their width, and half of them are its edges (min, min+1, -1, 0, 1, max-1,
+max), where wrap-around shows: hypothesis alone drew INT_MAX too rarely for
+`x + 1 > x` to be refuted every time.
 Floats are finite and never -0.0 unless `special_floats=True`, which adds
 NaN, ±Inf and -0.0 (soundness tests need them: `x - x -> 0` is refuted by
 Inf).  Memrefs come fully initialised.
@@ -27,16 +29,22 @@ from egraft.ir.semantics.values import MemRef, Unsupported, storage_dtype, wrap
 DimSource = Callable[[], st.SearchStrategy[int]]
 
 
+def _integers(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """Integers in [lo, hi], its edges as often as the rest (shrinking goes to the edges)."""
+    edges = sorted({v for v in (lo, lo + 1, -1, 0, 1, hi - 1, hi) if lo <= v <= hi})
+    return st.one_of(st.sampled_from(edges), st.integers(lo, hi))
+
+
 def element_strategy(et: T.Type, special_floats: bool = False) -> st.SearchStrategy[Any]:
     """Python scalars valid for the element type `et`."""
     if isinstance(et, T.IndexType):
-        return st.integers(-(2 ** 63), 2 ** 63 - 1)
+        return _integers(-(2 ** 63), 2 ** 63 - 1)
     if isinstance(et, T.IntegerType):
         if et.width == 1:
             return st.booleans()
         if et.signedness == "u":
-            return st.integers(0, 2 ** et.width - 1)
-        return st.integers(-(2 ** (et.width - 1)), 2 ** (et.width - 1) - 1)
+            return _integers(0, 2 ** et.width - 1)
+        return _integers(-(2 ** (et.width - 1)), 2 ** (et.width - 1) - 1)
     if isinstance(et, T.FloatType):
         width = {"f16": 16, "f32": 32, "f64": 64}.get(et.name, 32)  # narrower ones: rounded from f32
         floats = st.floats(width=width, allow_nan=special_floats, allow_infinity=special_floats,
