@@ -20,11 +20,11 @@ from __future__ import annotations
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.graphdef.convert_tensor import fill_tensor, tensor_attr
-from egraft.ir.graphdef.convert_types import (ConversionError, dtype_to_type, fill_shape, shape_attr, shape_dims,
-                            type_to_dtype)
+from egraft.ir.graphdef.convert_types import (ConversionError, dtype_to_type, fill_shape, shape_attr,
+                                              shape_dims, type_to_dtype)
 from egraft.ir.graphdef.messages import AttrValue, NameAttrList
-from egraft.ir.syntax.parser import Parser
 from egraft.ir.syntax.lexer import unescape
+from egraft.ir.syntax.parser import Parser
 
 
 def string_attr(value: bytes) -> A.StringAttr:

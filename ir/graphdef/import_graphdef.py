@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
+from egraft.ir.core.gc_pause import gc_paused
+from egraft.ir.core.location import UNKNOWN, FusedLoc, Location, NameLoc
 from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.dialects.builtin import make_module
 from egraft.ir.dialects.tfg_types import CONTROL
-from egraft.ir.core.location import UNKNOWN, FusedLoc, Location, NameLoc
-from egraft.ir.core.gc_pause import gc_paused
 from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
 from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
 from egraft.ir.graphdef.errors import GraphDefError, ImportFailure

@@ -14,9 +14,11 @@ imports nothing outside `egraft.ir`.  See docs/semantics.md.
 """
 
 from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
-from egraft.ir.semantics.compare import DEFAULT_TOLERANCE, Tolerance, UnsoundRewrite, check_agreement, differences
+from egraft.ir.semantics.compare import (DEFAULT_TOLERANCE, Tolerance, UnsoundRewrite, check_agreement,
+                                         differences)
 from egraft.ir.semantics.inputs import element_strategy, inputs_for, value_for_type, values_for_types
-from egraft.ir.semantics.interpreter import EVALUATORS, Interpreter, Outcome, coverage, evaluator, execute, run_function
+from egraft.ir.semantics.interpreter import (EVALUATORS, Interpreter, Outcome, coverage, evaluator, execute,
+                                             run_function)
 from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, attribute_value, storage_dtype
 
 __all__ = [

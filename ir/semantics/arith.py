@@ -22,8 +22,8 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
 from egraft.ir.semantics.interpreter import Interpreter, evaluator
-from egraft.ir.semantics.values import (Undefined, Unsupported, as_signed, as_unsigned, attribute_value, int_width, storage_dtype, to_ints,
-                     wrap)
+from egraft.ir.semantics.values import (Undefined, Unsupported, as_signed, as_unsigned, attribute_value,
+                                        int_width, storage_dtype, to_ints, wrap)
 
 
 def _et(op: Operation) -> T.Type:

@@ -23,7 +23,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from egraft.ir.core.operation import Block, Operation, Region, Value
-
 from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, check_value
 

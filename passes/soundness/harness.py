@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.syntax.parser import parse
-from egraft.ir.syntax.printer import print_ir
 from egraft.ir.semantics.compare import Tolerance, check_agreement
 from egraft.ir.semantics.inputs import argument_types, values_for_types
+from egraft.ir.syntax.parser import parse
+from egraft.ir.syntax.printer import print_ir
 from egraft.ir.verifier import verify
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline

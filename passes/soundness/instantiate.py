@@ -33,7 +33,8 @@ from egraft.ir.records.registry import REGISTRY
 from egraft.ir.semantics.inputs import array_strategy, value_for_type
 from egraft.ir.semantics.interpreter import Interpreter
 from egraft.ir.semantics.values import storage_dtype
-from egraft.patterns.rule import AllOf, AnyOf, Check, CheckLike, ConstOf, Either, Not, Operand, OpPat, ResultOf, Rule, Var
+from egraft.patterns.rule import (AllOf, AnyOf, Check, CheckLike, ConstOf, Either, Not, Operand, OpPat,
+                                  ResultOf, Rule, Var)
 from egraft.patterns.validate import source_kinds
 
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
