@@ -3,5 +3,6 @@ module on first use (``registry``, reading the generated ``pass_index``), MLIR's
 pipelines (``pipeline``), the op-anchored pass manager (``pass_manager``), the budgets of the
 rewriting passes (``limits``), and the generated files: the pass reference rendered for
 docs/passes.md (``docs``) and the discovery that writes both (``regenerate``).
-May import ``egraft.ir`` only (``regenerate`` imports every pass module, by name, to discover them).
+May import ``egraft.ir`` and, for the budgets ``limits`` hands to saturation, ``egraft.rewrite.engine``
+(``regenerate`` imports every pass module, by name, to discover them).
 """
