@@ -5,8 +5,9 @@ precompiled regular expression at the current offset, with no token objects
 in between.  Types, function signatures and small attribute dictionaries are
 cached by their source text, since a large module repeats the same few
 hundred spellings.  Custom op forms (`ir/dialects/*`) call the same methods
-(`parse_operand_ref`, `parse_type`, `parse_region`, ...), as MLIR's
-OpAsmParser interface offers them.
+(`parse_operand_ref`, `parse_type`, `parse_region`, ...) through the
+`FormParser` protocol (`ir/records/custom_form.py`), as MLIR's OpAsmParser
+interface offers them.
 
 The parser is built in layers, one concern each: `lexer.py` (tokens),
 `type_parser.py`, `attr_parser.py`, `location_parser.py`, `value_scopes.py`
