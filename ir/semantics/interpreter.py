@@ -25,6 +25,7 @@ import numpy as np
 from egraft.ir.core.operation import Block, Operation, Region, Value
 from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.semantics.values import CONTROL, MemRef, Undefined, Unsupported, check_value
+from egraft.ir.core.traits import Traits
 
 Evaluator = Callable[["Interpreter", Operation, list[Any]], Any]
 
@@ -135,8 +136,7 @@ class Interpreter:
 def _is_terminator(op: Operation) -> bool:
     if op.successors:
         return True
-    d = op.opdef
-    return d is not None and "Terminator" in d.trait_kinds
+    return op.has_trait(Traits.Terminator)
 
 
 def lookup_symbol(op: Operation, callee: Any) -> Operation:

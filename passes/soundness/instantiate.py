@@ -33,6 +33,7 @@ from egraft.ir.records.registry import REGISTRY
 from egraft.ir.semantics.inputs import array_strategy, value_for_type
 from egraft.ir.semantics.interpreter import Interpreter
 from egraft.ir.semantics.values import storage_dtype
+from egraft.ir.core.traits import Traits
 from egraft.patterns.rule import (AllOf, AnyOf, Check, CheckLike, ConstOf, Either, Not, Operand, OpPat,
                                   ResultOf, Rule, Var)
 from egraft.patterns.validate import source_kinds
@@ -200,7 +201,7 @@ class Instance:
             operands.extend(vs)
             groups.append(len(vs))
         attrs = {name: self.attribute(pat.name, name, v) for name, v in pat.attrs}
-        if opdef is not None and "AttrSizedOperandSegments" in opdef.trait_kinds:
+        if opdef is not None and opdef.has_trait(Traits.AttrSizedOperandSegments):
             attrs["operandSegmentSizes"] = A.DenseArrayAttr(T.i32, tuple(groups))
         types = [t for t in pat.result_types or () if isinstance(t, T.Type)]
         op = Operation.create(pat.name, operands, types or self.result_types(pat.name, operands), attrs)
@@ -227,12 +228,11 @@ class Instance:
 
     def result_types(self, name: str, operands: list[Value]) -> list[T.Type]:
         opdef = REGISTRY.lookup(name)
-        kinds = opdef.trait_kinds if opdef is not None else frozenset()
         count = len(opdef.results) if opdef is not None else 1
         first = operands[0].type if operands else self.base
         if name in ("arith.cmpi", "arith.cmpf"):
             return [_i1_like(first)]
-        if "SameOperandsAndResultType" in kinds or name == "arith.select":
+        if (opdef is not None and opdef.has_trait(Traits.SameOperandsAndResultType)) or name == "arith.select":
             return [operands[-1].type] * count
         if name.startswith("arith."):  # casts: a drawn element type of the operand's shape
             et = self.draw(st.sampled_from(ARITH_ELEMENTS))

@@ -21,6 +21,7 @@ from egraft.ir.effects import has_side_effects
 from egraft.ir.core import attributes as A
 from egraft.ir.records.opdef import SINGLE, OpDef
 from egraft.ir.core.types import Type
+from egraft.ir.core.traits import Traits
 
 from egraft.rewrite.encoding.schema import CAT, CHUNK, OpShape, attr_shape, new_schema, shape_of
 from egraft.rewrite.engine.termtable import Payload, Schema, TermTable
@@ -216,7 +217,7 @@ class _Lowerer:
         for i, op in enumerate(block):
             self.out.position[op] = i
             node, eff = self.op(op, eff)
-            if op is last and op.opdef is not None and "Terminator" in op.opdef.trait_kinds:
+            if op is last and op.has_trait(Traits.Terminator):
                 term = node
         targets = self.resolve_forward(block, rid)
         for v in exported:

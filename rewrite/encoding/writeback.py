@@ -31,6 +31,7 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core.location import fuse
 from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.types import Type
+from egraft.ir.core.traits import Traits
 
 from egraft.rewrite.encoding.schema import CAT, op_name_of
 from egraft.rewrite.engine.export import EGraphArrays
@@ -368,8 +369,7 @@ class _Writer:
             block = Block([self.type(k[0]) for _, _, k in arg_nodes])
             region.blocks[:] = []
             region.add_block(block)
-        isolated = owner is not None and owner.opdef is not None and \
-            "IsolatedFromAbove" in owner.opdef.trait_kinds
+        isolated = owner is not None and owner.has_trait(Traits.IsolatedFromAbove)
         ctx = _Ctx(block, None if isolated else parent,
                    graph=owner is not None and (owner.opdef is None or owner.opdef.graph_regions))
         self.ctx_of_block[block] = ctx
