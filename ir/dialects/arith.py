@@ -93,14 +93,19 @@ def print_operands_and_type(pr: FormPrinter, op: Operation, elided: Sequence[str
     pr.write(f"{text} : {op.operands[0].type}")
 
 
-def _parse_same_type_trailing_attrs(p: FormParser) -> Operation:
-    """Binary ops: `%a, %b flags {attrs} : t` (attributes before the colon)."""
+def _parse_operands_flags_type(p: FormParser) -> tuple[list, dict, T.Type]:
+    """`%a, %b flags {attrs} : t`: the operand references, the attributes (flags included) and `t`."""
     refs = p.parse_operand_ref_list()
     attrs: dict = {}
     parse_flags(p, attrs)
     attrs.update(p.parse_optional_attr_dict())
     p.parse_punct(":")
-    t = p.parse_type()
+    return refs, attrs, p.parse_type()
+
+
+def _parse_same_type_trailing_attrs(p: FormParser) -> Operation:
+    """Binary ops: `%a, %b flags {attrs} : t` (attributes before the colon)."""
+    refs, attrs, t = _parse_operands_flags_type(p)
     return p.create_op(operands=p.resolve_operands(refs, [t] * len(refs)), result_types=[t], attributes=attrs)
 
 
@@ -228,12 +233,7 @@ def _parse_cmp(p: FormParser) -> Operation:
                       "one of the following enum values for attribute 'predicate' [" + ", ".join(names) + "]",
                       pos)
     p.parse_punct(",")
-    refs = p.parse_operand_ref_list()
-    attrs: dict = {}
-    parse_flags(p, attrs)
-    attrs.update(p.parse_optional_attr_dict())
-    p.parse_punct(":")
-    t = p.parse_type()
+    refs, attrs, t = _parse_operands_flags_type(p)
     attrs["predicate"] = A.IntegerAttr(names.index(word), T.i64)
     return p.create_op(operands=p.resolve_operands(refs, [t, t]), result_types=[_i1_like(t)],
                        attributes=attrs)

@@ -1,12 +1,12 @@
-"""Function and argument attributes that both importers (instantiated and generic) write."""
+"""Function, argument and node attributes that both importers (instantiated and generic) write."""
 
 from __future__ import annotations
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
-from egraft.ir.graphdef.convert_types import dtype_to_type
+from egraft.ir.graphdef.convert_types import dtype_to_type, full_type_attr
 from egraft.ir.graphdef.errors import ImportFailure
-from egraft.ir.graphdef.messages import FunctionDef
+from egraft.ir.graphdef.messages import FunctionDef, NodeDef
 
 
 def handle_data_attr(arg) -> A.ArrayAttr:
@@ -29,3 +29,16 @@ def resource_id_attrs(func: FunctionDef) -> dict[str, A.Attribute]:
     keys, values = zip(*sorted(func.resource_arg_unique_id.items()))
     return {f"resource_arg_unique_ids_{suffix}": A.DenseElementsAttr(
         T.RankedTensorType((len(items),), T.i32), tuple(items)) for suffix, items in (("keys", keys), ("values", values))}
+
+
+def node_mlir_attrs(node: NodeDef) -> dict[str, A.Attribute]:
+    """What a node carries besides its op's attributes: ``_mlir_device``, ``_mlir_name`` and
+    ``_mlir_fulltype``, each when the node has it."""
+    attrs: dict[str, A.Attribute] = {}
+    if node.device:
+        attrs["_mlir_device"] = A.StringAttr(node.device)
+    if node.name:
+        attrs["_mlir_name"] = A.StringAttr(node.name)
+    if node.HasField("experimental_type"):
+        attrs["_mlir_fulltype"] = full_type_attr(node.experimental_type)
+    return attrs

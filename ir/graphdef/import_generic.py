@@ -19,7 +19,7 @@ from egraft.ir.dialects.tfg_types import CONTROL, OPAQUE_TENSOR
 from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
 from egraft.ir.graphdef.convert_types import dtype_to_type, full_type_attr
 from egraft.ir.graphdef.errors import ImportFailure
-from egraft.ir.graphdef.function_attrs import handle_data_attr, resource_id_attrs
+from egraft.ir.graphdef.function_attrs import handle_data_attr, node_mlir_attrs, resource_id_attrs
 from egraft.ir.graphdef.messages import FunctionDef
 
 #: TF rejects output indices that do not fit its 32-bit vector sizes.
@@ -161,12 +161,7 @@ def convert_generic_function(func: FunctionDef, gradients: Mapping[str, str]) ->
             if not key:
                 raise ImportFailure(f"empty attr name\n when importing function {sig.name}")
             node_attrs[key] = attr_value_to_attr(value)
-        if node.device:
-            node_attrs["_mlir_device"] = A.StringAttr(node.device)
-        if node.name:
-            node_attrs["_mlir_name"] = A.StringAttr(node.name)
-        if node.HasField("experimental_type"):
-            node_attrs["_mlir_fulltype"] = full_type_attr(node.experimental_type)
+        node_attrs.update(node_mlir_attrs(node))
         op = Operation.create("tfg." + node.op, (), [OPAQUE_TENSOR, CONTROL], dict(sorted(node_attrs.items())))
         body.define(node.name.partition(":")[0], op.results[0], op.results[1])
         created.append((node, op))

@@ -25,7 +25,7 @@ from egraft.ir.dialects.tfg_types import CONTROL
 from egraft.ir.graphdef.convert_attrs import attr_value_to_attr
 from egraft.ir.graphdef.convert_types import ConversionError, dtype_to_type, full_type_attr, type_to_dtype
 from egraft.ir.graphdef.errors import GraphDefError, ImportFailure
-from egraft.ir.graphdef.function_attrs import handle_data_attr, resource_id_attrs
+from egraft.ir.graphdef.function_attrs import handle_data_attr, node_mlir_attrs, resource_id_attrs
 from egraft.ir.graphdef.import_generic import convert_generic_function, is_generic
 from egraft.ir.graphdef.messages import DataType, FunctionDef, GraphDef, NodeDef, OpDef, VersionDef
 from egraft.ir.graphdef.op_registry import lookup_op
@@ -96,13 +96,7 @@ class Importer:
         op_def = self.op_def(node.op)
         if op_def is None:
             raise ImportFailure(f"Unable to find OpDef for {node.op}")
-        attrs: dict[str, A.Attribute] = {}
-        if node.device:
-            attrs["_mlir_device"] = A.StringAttr(node.device)
-        if node.name:
-            attrs["_mlir_name"] = A.StringAttr(node.name)
-        if node.HasField("experimental_type"):
-            attrs["_mlir_fulltype"] = full_type_attr(node.experimental_type)
+        attrs = node_mlir_attrs(node)
         for key, value in sorted(node.attr.items()):
             if not key:
                 raise ImportFailure(f"Node {node.name} has an empty attr name")

@@ -299,24 +299,18 @@ class Printer:
     def _print_block_header(self, block: Block, indent: str) -> None:
         text = indent + "^" + self.names.block_names.get(block, "bb?")
         if block.args:
-            parts = []
-            for a in block.args:
-                piece = f"{self.value_name(a)}: {a.type}"
-                if self.debuginfo:
-                    piece += f" {self.loc_text(a.loc)}"
-                parts.append(piece)
-            text += "(" + ", ".join(parts) + ")"
+            text += "(" + self._block_args_text(block) + ")"
         self.out.append(text + ":\n")
+
+    def _block_args_text(self, block: Block) -> str:
+        """`%arg0: i32, %arg1: f32`, each with its location under debug info."""
+        if self.debuginfo:
+            return ", ".join(f"{self.value_name(a)}: {a.type} {self.loc_text(a.loc)}" for a in block.args)
+        return ", ".join(f"{self.value_name(a)}: {a.type}" for a in block.args)
 
     def print_block_args_signature(self, block: Block) -> None:
         """`%arg0: i32, %arg1: f32` (with locations under debug info)."""
-        parts = []
-        for a in block.args:
-            piece = f"{self.value_name(a)}: {a.type}"
-            if self.debuginfo:
-                piece += f" {self.loc_text(a.loc)}"
-            parts.append(piece)
-        self.out.append(", ".join(parts))
+        self.out.append(self._block_args_text(block))
 
     def loc_text(self, loc: Location) -> str:
         text = str(loc.resolved())
