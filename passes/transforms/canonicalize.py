@@ -13,30 +13,17 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from egraft.ir import REGISTRY, Diagnostic, Operation
-from egraft.ir.core.traits import Traits
+from egraft.ir import Diagnostic, Operation
 
 from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                                           fold_element_limit_option, stop_text)
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
 
 if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
-    from egraft.rewrite.encoding.cost_models import IRCost
     from egraft.rewrite.phases import PhasesReport
 
 #: The rule sets `canonicalize` runs unless told otherwise.
 DEFAULT_RULE_SETS = ["arith-canonical", "tf-canonical", "memref-affine-canonical"]
-
-
-def canonical_cost() -> IRCost:
-    """Op record costs, with constants cheaper than any op, so that among equal-cost
-    programs extraction prefers the folded one (`x - x` and `0` are otherwise a tie),
-    and tf's shape-generic zeros/ones cheaper than the arithmetic they replace."""
-    from egraft.rewrite.encoding.cost_models import IRCost
-
-    overrides = {name: 0.5 for name, d in REGISTRY.ops.items() if d.has_trait(Traits.ConstantLike)}
-    overrides.update({"tf.ZerosLike": 0.75, "tf.OnesLike": 0.75})
-    return IRCost(overrides)
 
 
 @register_pass
@@ -75,6 +62,7 @@ class Canonicalize(Pass):
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns import declaration
+        from egraft.rewrite.encoding.cost_models import canonical_cost
         from egraft.rewrite.greedy.driver import GreedyConfig
         from egraft.rewrite.phases import run_phases
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from egraft.ir import REGISTRY
 from egraft.ir.syntax.parser import Parser
+from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
 
 from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
@@ -60,6 +61,16 @@ class IRCost:
             prices = {name: self.op_cost(name) for name in set(names)}
             costs[nodes] = [prices[name] for name in names]
         return costs
+
+
+def canonical_cost() -> IRCost:
+    """Op record costs, with constants cheaper than any op, so that among equal-cost
+    programs extraction prefers the folded one (`x - x` and `0` are otherwise a tie),
+    and tf's shape-generic zeros/ones cheaper than the arithmetic they replace. The cost
+    model of canonicalizing passes (canonicalize, tf-grappler)."""
+    overrides = {name: 0.5 for name, d in REGISTRY.ops.items() if d.has_trait(Traits.ConstantLike)}
+    overrides.update({"tf.ZerosLike": 0.75, "tf.OnesLike": 0.75})
+    return IRCost(overrides)
 
 
 def _elements(t: Type) -> int | None:
