@@ -36,8 +36,9 @@ def _const(interp: Interpreter, op: Operation, args: list) -> np.ndarray:
     return attribute_value(op.attr("value"), op.results[0].type)
 
 
-@evaluator("tf.Identity", "tf.StopGradient", "tf.Snapshot", "tf.IdentityN")
+@evaluator("tf.Identity", "tf.StopGradient", "tf.Snapshot", "tf.IdentityN", "tf.NoOp")
 def _identity(interp: Interpreter, op: Operation, args: list) -> list:
+    """Each input forwarded (NoOp: none in, none out; it only orders others)."""
     return list(args)
 
 

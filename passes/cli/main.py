@@ -30,7 +30,7 @@ from egraft.passes.cli.formats import Format, PrintOptions, format_for
 from egraft.passes.cli.output_file import OutputError, OutputFile
 from egraft.passes.manager.pass_manager import OpPipeline, TimingNode
 from egraft.passes.manager.pipeline import parse_pass_flag, parse_pipeline_option
-from egraft.passes.manager.registry import PASSES, options_of
+from egraft.passes.manager.registry import PASSES, Pass, options_of
 from egraft.passes.tf.tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
 
 TOOL = "egraft-opt"
@@ -150,10 +150,13 @@ def parse_args(argv: Sequence[str]) -> Invocation:
 
         if inv.emit not in EMIT_FORMS:
             raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
+    readers = _signature_readers(pieces)
     try:
-        inv.tf_signature = signature_from_flags(flags, inv.emit)
+        inv.tf_signature = signature_from_flags(flags, inv.emit, read_by_pass=bool(readers))
     except ValueError as e:
         raise UsageError(str(e)) from None
+    for reader in readers if inv.tf_signature is not None else ():
+        reader.use_signature(inv.tf_signature)  # type: ignore[attr-defined]
     if "split-input-file" in flags:
         config.split_marker = flags["split-input-file"] or DEFAULT_SPLIT_MARKER  # type: ignore[assignment]
     config.verify_diagnostics = bool(flags.get("verify-diagnostics"))
@@ -167,6 +170,19 @@ def parse_args(argv: Sequence[str]) -> Invocation:
     config.timing = TimingNode("root") if flags.get("mlir-timing") else None
     config.pipeline = _combine(pieces)
     return inv
+
+
+def _signature_readers(pieces: list[OpPipeline]) -> list[Pass]:
+    """The passes that convert a GraphDef to tf_executor themselves (`tf-grappler`): they take
+    the --tf-* flags' feeds and fetches (`use_signature`)."""
+    found, work = [], list(pieces)
+    while work:
+        for element in work.pop().elements:
+            if isinstance(element, OpPipeline):
+                work.append(element)
+            elif hasattr(element, "use_signature"):
+                found.append(element)
+    return found
 
 
 def _combine(pieces: list[OpPipeline]) -> OpPipeline:

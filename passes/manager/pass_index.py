@@ -16,4 +16,5 @@ PASS_MODULES: dict[str, str] = {
     "tf-executor-graph-pruning": "egraft.passes.tf.graph_pruning",
     "tf-executor-island-coarsening": "egraft.passes.tf.island_coarsening",
     "tf-functional-to-executor-conversion": "egraft.passes.tf.functional_to_executor",
+    "tf-grappler": "egraft.passes.tf.grappler",
 }

@@ -147,11 +147,13 @@ def entry_signature(flags: Mapping[str, object]) -> EntrySignature | None:
     return EntrySignature(tuple(inputs), listed("tf-output-arrays"), controls)
 
 
-def signature_from_flags(flags: Mapping[str, object], emit: str | None) -> EntrySignature | None:
+def signature_from_flags(flags: Mapping[str, object], emit: str | None,
+                         read_by_pass: bool = False) -> EntrySignature | None:
     """:func:`entry_signature`, refusing flags that nothing would use: they configure
-    the conversion to tf_executor, which ``--emit=tf_executor`` asks for."""
+    the conversion to tf_executor, which ``--emit=tf_executor`` asks for, or which a pass
+    of the pipeline does itself (``read_by_pass``: ``tf-grappler``)."""
     signature = entry_signature(flags)
-    if signature is not None and emit != "tf_executor":
+    if signature is not None and emit != "tf_executor" and not read_by_pass:
         given = next(f"--{name}" for name in TF_IO_FLAGS if isinstance(flags.get(name), str))
         raise ValueError(f"{given} configures the GraphDef -> tf_executor conversion: add --emit=tf_executor "
                          f"(the tfg form has no fetches and keeps every node)")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from egraft.ir import Operation
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
+from egraft.rewrite.structural.tf_dependency import optimize_dependencies
 
 
 @dataclass(frozen=True)
@@ -41,4 +42,5 @@ class StructuralStep:
 STEPS = {step.name: step for step in (
     StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
     StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
+    StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island",)),
 )}

@@ -1,0 +1,177 @@
+"""Grappler's dependency optimizer on tf_executor graphs: the control-edge part (`tf-dependency`).
+
+The `grappler-dependency` rules forward values (`Identity(x) -> x`); what is left is about
+control edges, which are operand lists of islands and executor ops, not values a rule
+replaces. So this step, run after the rules, does by hand:
+
+1. **Forwarding islands** (an island whose body only yields, with data results; the rules
+   leave one where an `Identity` was, and `IdentityN` is one once forwarded here): its data
+   users take the yielded values and wait on the island's control operands instead; its
+   control users wait on those operands and on the islands that produce the yielded values.
+   Sound under deadness: the island's results were dead exactly when a yielded value or a
+   control operand was dead, and each user now sees both. Not done (as Grappler keeps such
+   Identity nodes) when a data user is the graph's fetch (a fetched name must stay; the
+   export gives it back anyway) or a `Merge` (a Merge fires on its first live input: added
+   controls would change that), or when the island's control is used and a yielded value
+   comes from an executor op (a `Switch`'s control is live when its output is dead).
+2. **NoOp islands** (`island { tf.NoOp }` without data results): control users wait on
+   the NoOp's control operands instead, and the island goes. Kept when fetched (a control
+   output must run). Every ordering the NoOp imposed survives (its users wait on what it
+   waited on), so a NoOp marked `_has_manual_control_dependencies` goes too: the drivers
+   already erase a NoOp (it has no results and no effects) and the executor
+   canonicalization forwards the empty island's controls the same way.
+3. **Redundant control operands**: a control operand on an island that also consumes a
+   data result of the same island (data implies order, and an island's data results are
+   dead exactly when its control is), and repeated control operands. Not on nodes marked
+   `_has_manual_control_dependencies`.
+
+Rewiring an island with `i` control operands to `o` users adds up to `i * o` edges; like
+Grappler, a node is only removed when that is no more than the `i + o` edges it had (or
+when `i` or `o` is at most one), so that the step never grows the graph quadratically.
+
+Each step is one forward scan of each graph's block, no recursion.
+"""
+
+from __future__ import annotations
+
+from egraft.ir.core.operation import Operation, Value
+from egraft.ir.dialects.tf_types import is_control
+
+MANUAL = "_has_manual_control_dependencies"
+_FORWARDERS = ("tf.IdentityN",)
+
+
+def _body(op: Operation) -> list[Operation]:
+    return op.regions[0].blocks[0].ops if op.regions and op.regions[0].blocks else []
+
+
+def _controls(op: Operation) -> list[Value]:
+    return [v for v in op.operands if is_control(v.type)]
+
+
+def _node(user: Operation, graph: Operation) -> Operation:
+    """The op of ``graph``'s block that holds ``user`` (itself, or the island around it)."""
+    while user.parent_op is not graph:
+        user = user.parent_op  # type: ignore[assignment]
+    return user
+
+
+def _manual(node: Operation) -> bool:
+    return any(inner.attr(MANUAL) is not None and getattr(inner.attr(MANUAL), "value", True)
+               for inner in _body(node))
+
+
+def _cheap(ins: int, outs: int) -> bool:
+    """Rewiring ``ins`` control inputs to ``outs`` users adds no more edges than it removes."""
+    return ins <= 1 or outs <= 1 or ins * outs <= ins + outs
+
+
+def _set_controls(node: Operation, old: Value | None, new: list[Value]) -> None:
+    """``node``'s control operands without ``old`` and with ``new`` (each once, order kept)."""
+    out: list[Value] = []
+    seen: set[Value] = set()
+    for v in list(node.operands) + new:
+        if v is old or (is_control(v.type) and v in seen):
+            continue
+        seen.add(v)
+        out.append(v)
+    node.set_operands(out)
+
+
+def _forward_identity_n(island: Operation) -> bool:
+    """``island { %r = tf.IdentityN(%a...) ; yield %r }`` yields ``%a...`` directly."""
+    body = _body(island)
+    if len(body) != 2 or body[0].name not in _FORWARDERS or body[0].attr(MANUAL) is not None:
+        return False
+    inner, yield_op = body
+    if any(v.uses != [yield_op] * len(v.uses) for v in inner.results):
+        return False
+    for r, a in zip(inner.results, inner.operands):
+        r.replace_all_uses_with(a)
+    inner.erase()
+    return True
+
+
+def _forwarding(island: Operation, graph: Operation, fetch: Operation) -> bool:
+    body = _body(island)
+    if len(body) != 1 or not island.results[:-1]:
+        return False
+    yielded = list(body[0].operands)
+    controls = _controls(island)
+    data_users = {_node(u, graph) for r in island.results[:-1] for u in r.uses}
+    control_users = island.results[-1].users
+    if fetch in data_users or any(u.name == "tf_executor.Merge" for u in data_users):
+        return False
+    producers = [v.owner_op for v in yielded if v.owner_op is not None]
+    if control_users and any(p.name != "tf_executor.island" for p in producers):
+        return False
+    if controls and not _cheap(len(controls), len(data_users) + len(control_users)):
+        return False
+    for user in data_users:
+        _set_controls(user, None, controls)
+    for r, v in zip(island.results[:-1], yielded):
+        r.replace_all_uses_with(v)
+    waits = controls + [p.results[-1] for p in dict.fromkeys(producers)]
+    for user in control_users:
+        _set_controls(user, island.results[-1], waits)
+    island.erase()
+    return True
+
+
+def _noop(island: Operation, fetch: Operation) -> bool:
+    body = _body(island)
+    if len(body) != 2 or body[0].name != "tf.NoOp" or island.results[:-1]:
+        return False
+    control = island.results[-1]
+    users = control.users
+    controls = _controls(island)
+    if fetch in users or not _cheap(len(controls), len(users)):
+        return False
+    for user in users:
+        _set_controls(user, control, controls)
+    island.erase()
+    return True
+
+
+def _redundant_controls(node: Operation, graph: Operation) -> bool:
+    controls = _controls(node)
+    if not controls or _manual(node):
+        return False
+    sources = {v.owner_op for v in node.operands if not is_control(v.type)}
+    for inner in node.walk():
+        if inner is not node:
+            sources.update(v.owner_op for v in inner.operands if v.owner_op is not None
+                           and v.owner_op.parent_op is graph)
+    keep: list[Value] = []
+    for c in controls:
+        owner = c.owner_op
+        if c in keep or (owner is not None and owner.name == "tf_executor.island" and owner in sources):
+            continue
+        keep.append(c)
+    if len(keep) == len(controls):
+        return False
+    node.set_operands([v for v in node.operands if not is_control(v.type)] + keep)
+    return True
+
+
+def _graph(graph: Operation) -> int:
+    ops = _body(graph)
+    if not ops or ops[-1].name != "tf_executor.fetch":
+        return 0
+    fetch = ops[-1]
+    done = 0
+    for node in list(ops[:-1]):
+        if node.name != "tf_executor.island":
+            continue
+        if _forward_identity_n(node):
+            done += 1
+        if _forwarding(node, graph, fetch) or _noop(node, fetch):
+            done += 1
+    for node in list(_body(graph)[:-1]):
+        done += _redundant_controls(node, graph)
+    return done
+
+
+def optimize_dependencies(root: Operation) -> int:
+    """Apply the rewrites above to every tf_executor graph under ``root``; how many applied."""
+    return sum(_graph(g) for g in [op for op in root.walk() if op.name == "tf_executor.graph"])

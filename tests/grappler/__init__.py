@@ -1,0 +1,1 @@
+"""Tests of the tf-grappler pass and its families (issue #12)."""

@@ -1,0 +1,164 @@
+"""Grappler's dependency optimizer (`grappler-dependency` rules + the `tf-dependency` step):
+forwarding ops and NoOps go with their control edges rewired, redundant control edges go, and
+what Grappler keeps is kept; every case is checked by the interpreter before/after."""
+
+from __future__ import annotations
+
+import pytest
+
+from egraft.ir import parse, print_ir
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.soundness import assert_pass_sound
+
+PIPELINE = "builtin.module(tf-grappler)"
+
+FORWARDING = """
+func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0:2 = tf_executor.graph {
+    %a:2 = tf_executor.island {
+      %n = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %n : tensor<2xf32>
+    }
+    %i:2 = tf_executor.island {
+      %v = "tf.Identity"(%a#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %s:2 = tf_executor.island {
+      %v = "tf.Snapshot"(%i#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %g:2 = tf_executor.island {
+      %v = "tf.StopGradient"(%s#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %m:3 = tf_executor.island {
+      %v:2 = "tf.IdentityN"(%g#0, %x) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+      tf_executor.yield %v#0, %v#1 : tensor<2xf32>, tensor<2xf32>
+    }
+    %b:2 = tf_executor.island {
+      %e = "tf.Exp"(%m#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %e : tensor<2xf32>
+    }
+    %c:2 = tf_executor.island {
+      %e = "tf.AddV2"(%b#0, %m#1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %e : tensor<2xf32>
+    }
+    %d:2 = tf_executor.island {
+      %v = "tf.Identity"(%c#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    tf_executor.fetch %d#0, %b#0 : tensor<2xf32>, tensor<2xf32>
+  }
+  return %0#0, %0#1 : tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+CONTROLS = """
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tf_executor.graph {
+    %a:2 = tf_executor.island {
+      %n = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %n : tensor<2xf32>
+    }
+    %b:2 = tf_executor.island {
+      %n = "tf.Exp"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %n : tensor<2xf32>
+    }
+    %noop = tf_executor.island(%a#1) {
+      "tf.NoOp"() : () -> ()
+      tf_executor.yield
+    }
+    %i:2 = tf_executor.island(%noop) {
+      %v = "tf.Identity"(%b#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %c:2 = tf_executor.island(%b#1, %b#1) {
+      %e = "tf.AddV2"(%i#0, %b#0) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %e : tensor<2xf32>
+    }
+    tf_executor.fetch %c#0 : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+"""
+
+KEPT = """
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tf_executor.graph {
+    %a:2 = tf_executor.island {
+      %n = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %n : tensor<2xf32>
+    }
+    %manual = tf_executor.island(%a#1) {
+      "tf.NoOp"() {_has_manual_control_dependencies = true} : () -> ()
+      tf_executor.yield
+    }
+    %c:2 = tf_executor.island(%manual, %a#1) {
+      %e = "tf.Exp"(%a#0) {_has_manual_control_dependencies = true} : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %e : tensor<2xf32>
+    }
+    tf_executor.fetch %c#0 : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def _run(text: str) -> str:
+    module = parse(text)
+    PassManager(parse_pipeline(PIPELINE)).run(module)
+    return print_ir(module)
+
+
+def test_forwarding_ops_removed() -> None:
+    assert_pass_sound(FORWARDING, PIPELINE, examples=20)
+    out = _run(FORWARDING)
+    for name in ("Snapshot", "StopGradient", "IdentityN"):
+        assert name not in out, out
+    # the fetched Identity goes too: in tf_executor a fetch is a position, not a name (the
+    # GraphDef export gives a fetched name back, test_pass.py checks it)
+    assert '"tf.Identity"' not in out and out.count("tf_executor.island") == 3, out
+
+
+def test_noop_and_identity_controls_rewired() -> None:
+    """The NoOp's control input reaches the Identity's consumer, the Identity's control input
+    with it; the repeated and data-implied control operands go."""
+    assert_pass_sound(CONTROLS, PIPELINE, examples=20)
+    out = _run(CONTROLS)
+    assert "NoOp" not in out and '"tf.Identity"' not in out, out
+    add = next(line for line in out.splitlines() if "tf_executor.island(" in line and "yield" not in line
+               and line.strip().startswith("%") and "AddV2" in out)
+    assert out.count("tf_executor.island") == 3, out
+    # the AddV2 island waits on Neg's island (through the NoOp) and not on Exp's (data implies it)
+    assert "tf_executor.island(%" in add, out
+
+
+def test_manual_control_dependencies_respected() -> None:
+    assert_pass_sound(KEPT, PIPELINE, examples=10)
+    out = _run(KEPT)
+    # the NoOp goes, but the Exp (marked) still waits on the Neg: through the NoOp's control
+    # input, and its own control operand is not dropped although its data implies it
+    assert '"tf.NoOp"' not in out and "tf_executor.island(%control)" in out, out
+
+
+def test_fetched_noop_order_kept() -> None:
+    """A NoOp fetched as a control output: the fetch still waits on what it waited on (the
+    GraphDef export gives the control output's name back as a NoOp; test_pass.py)."""
+    text = KEPT.replace("tf_executor.fetch %c#0 : tensor<2xf32>",
+                        "%f = tf_executor.island(%a#1) {\n" '"tf.NoOp"() : () -> ()\n' "tf_executor.yield\n}\n"
+                        "tf_executor.fetch %c#0, %f : tensor<2xf32>, !tf_executor.control")
+    assert "tf_executor.fetch %outputs_0, %control :" in _run(text)
+
+
+def test_switched_off() -> None:
+    module = parse(FORWARDING)
+    PassManager(parse_pipeline("builtin.module(tf-grappler{dependency=false})")).run(module)
+    assert "Snapshot" in print_ir(module)
+
+
+@pytest.mark.parametrize("driver", ["egraph", "greedy"])
+def test_both_drivers_agree(driver: str) -> None:
+    module = parse(CONTROLS)
+    PassManager(parse_pipeline(f"builtin.module(tf-grappler{{driver={driver}}})")).run(module)
+    assert print_ir(module) == _run(CONTROLS)
