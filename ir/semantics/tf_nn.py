@@ -51,7 +51,8 @@ def _pads(op: Operation, size: int, kernel: int, stride: int, dilation: int, axi
         if len(explicit) != 8:
             raise Undefined("EXPLICIT padding needs 8 explicit_paddings")
         before, after = explicit[2 * axis], explicit[2 * axis + 1]
-    out = (size + before + after - effective) // stride + 1
+    span = size + before + after - effective + stride
+    out = abs(span) // stride * (1 if span >= 0 else -1)  # C++ division truncates toward zero
     if out < 0:
         raise Undefined("the window is larger than the padded input")
     return before, after, out
@@ -77,7 +78,12 @@ def _windows(op: Operation, x: np.ndarray, kh: int, kw: int):
     padded = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)))
     for i in range(kh):
         for j in range(kw):
-            yield i, j, padded[:, i * dh: i * dh + (oh - 1) * sh + 1: sh, j * dw: j * dw + (ow - 1) * sw + 1: sw, :]
+            yield i, j, padded[:, _taps(i * dh, oh, sh), _taps(j * dw, ow, sw), :]
+
+
+def _taps(start: int, count: int, stride: int) -> slice:
+    """The `count` positions one kernel tap reads along an axis (none when the output is empty)."""
+    return slice(start, start + (count - 1) * stride + 1, stride) if count > 0 else slice(0, 0)
 
 
 def _result(op: Operation, out: np.ndarray, dtype: np.dtype) -> np.ndarray:
