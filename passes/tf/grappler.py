@@ -22,7 +22,9 @@ rules: it is reachability from the fetches, `tf-executor-graph-pruning`'s. Famil
 Grappler's order, and the whole list again (`iterations=`, Grappler's default 2) while
 the graph still shrinks. `report=true` emits one line per family and round, in
 Grappler's form: `dependency optimizer: Graph size after: 548 nodes (-505), time = 142ms`.
-Nodes are counted as GraphDef nodes: the ops of each tf_executor graph but its fetch.
+Nodes are counted on the tf_executor form: the ops of each graph but its fetch. On a
+GraphDef that is its node count less the fed placeholders (`@main`'s arguments) and the
+fetched nodes the passes removed (the export gives their names back, as Identity or NoOp).
 """
 
 from __future__ import annotations
