@@ -4,7 +4,9 @@ The graph goes GraphDef -> tfg -> tf_executor (with the model's fetches as the
 graph's results and in ``tf.entry_function``, so dead-code elimination knows what must
 stay and the export gives the fetched tensors their names back), the pipeline runs on
 that module, and the result goes back to a GraphDef. ``form="tfg"`` runs the pipeline
-on the tfg module instead (no fetches: nothing is dead there).
+on the tfg module instead (no fetches: nothing is dead there). ``form="grappler"`` runs
+``pipeline`` (``tf-grappler``) on the tfg module as egraft-opt does with
+``--tf-output-arrays``: the pass converts to tf_executor with the fetches and back itself.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ class EgraftRun:
 
 def optimize(graph: GraphDef, fetches: Sequence[str], pipeline: str, form: str = "tf_executor") -> EgraftRun:
     """Run ``pipeline`` (e.g. ``"cse,dce"``) on ``graph``; the optimized GraphDef and times."""
+    if form == "grappler":
+        pipeline = f"{pipeline}{{outputs={','.join(fetches)}}}"
     manager = PassManager(parse_pipeline(f"builtin.module({pipeline})"))
     start = time.perf_counter()
     module = import_graphdef(graph, "<graph>")

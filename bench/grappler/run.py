@@ -2,6 +2,8 @@
 """egraft vs Grappler on the shipped models: node counts, wall time, equivalence.
 
     python bench/grappler/run.py [models...] [--pipeline cse,dce] [--repeat 3] [--form tf_executor]
+    python bench/grappler/run.py mobilenetv2 --grappler        # egraft-opt's -tf-grappler
+    python bench/grappler/run.py resnet50 --grappler --graphs /work/tfpeer/graphs
 
 For each model of ../shared/tfmodels/graphs (GraphDef + .json feeds and fetches): run
 the egraft pipeline (:mod:`egraft_side`, fetching the sidecar's outputs, whose names
@@ -72,13 +74,14 @@ def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: li
     return report
 
 
-def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: str = "tf_executor") -> dict:
+def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: str = "tf_executor",
+                  graphs: Path = GRAPHS) -> dict:
     import egraft_side
     import tf_side
     from egraft.ir.graphdef import load_graphdef
 
-    meta = json.loads((GRAPHS / f"{model}.json").read_text())
-    graph = load_graphdef(GRAPHS / meta["pb"])
+    meta = json.loads((graphs / f"{model}.json").read_text())
+    graph = load_graphdef(graphs / meta["pb"])
     fetches = meta["outputs"]
     runs = [egraft_side.optimize(graph, fetches, pipeline, form) for _ in range(repeat)]
     ours = runs[-1].graph
@@ -119,13 +122,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("models", nargs="*", default=list(MODELS))
     ap.add_argument("--pipeline", default="cse,dce", help="egraft passes, as in --pass-pipeline")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--form", choices=("tf_executor", "tfg"), default="tf_executor",
+    ap.add_argument("--grappler", action="store_true",
+                    help="run the tf-grappler pass as egraft-opt does (GraphDef in, the sidecar's fetches as "
+                         "--tf-output-arrays, GraphDef out); same as --pipeline tf-grappler --form grappler")
+    ap.add_argument("--graphs", type=Path, default=GRAPHS, help="folder of <model>.pb and <model>.json")
+    ap.add_argument("--form", choices=("tf_executor", "tfg", "grappler"), default="tf_executor",
                     help="the dialect the egraft pipeline runs on")
     args = ap.parse_args(argv)
-    if not GRAPHS.is_dir():
-        print(f"error: shipped models not found at {GRAPHS}", file=sys.stderr)
+    if args.grappler:
+        args.pipeline, args.form = "tf-grappler", "grappler"
+    if not args.graphs.is_dir():
+        print(f"error: models not found at {args.graphs}", file=sys.stderr)
         return 2
-    results = [compare_model(m, args.pipeline, args.repeat, args.form) for m in args.models]
+    results = [compare_model(m, args.pipeline, args.repeat, args.form, args.graphs) for m in args.models]
     text = (f"egraft pipeline `{args.pipeline}` on {args.form}; Grappler default optimizers, nodes on CPU; "
             f"times are medians of {args.repeat} (Grappler after a warm-up call); equivalence over "
             f"{len(SEEDS)} seeded feeds, rtol 1e-4 atol 1e-5 (max |diff| in parentheses).\n\n"
