@@ -107,7 +107,7 @@ def _forwarding(island: Operation, graph: Operation, fetch: Operation) -> bool:
         return False
     if controls and not _cheap(len(controls), len(data_users) + len(control_users)):
         return False
-    for user in data_users:
+    for user in data_users if controls else ():
         _set_controls(user, None, controls)
     for r, v in zip(island.results[:-1], yielded):
         r.replace_all_uses_with(v)
