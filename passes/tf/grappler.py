@@ -173,13 +173,14 @@ class TfGrappler(Pass):
     def _run_rules(self, family: Family, top: Operation) -> str:
         started = time.perf_counter()
         from egraft.patterns import declaration
+        from egraft.rewrite.encoding.cost_models import canonical_cost
         from egraft.rewrite.phases import run_phases
 
         importlib.import_module(family.module)
         driver = family.driver if self.driver == "family" else self.driver
         done = run_phases(top, declaration(family.rule_sets), driver,
                           budget=budget(self.egraph_iterations, self.max_enodes, self.timeout, started),
-                          fold_element_limit=self.fold_element_limit or None)
+                          cost=canonical_cost(), fold_element_limit=self.fold_element_limit or None)
         rewrites = sum(done.greedy.rewrites.values()) if done.greedy is not None else 0
         trip = done.round_trip
         stop = trip.report.stop if trip is not None and trip.report is not None else "no rules"
