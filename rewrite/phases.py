@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from egraft.ir import Operation
+from egraft.ir.core.traits import Traits
 from egraft.patterns.fold_limits import fold_limits
 from egraft.patterns.rule import Rule
 from egraft.patterns.rule_sets import Declaration
@@ -86,7 +87,31 @@ def run_egraph_rules(op: Operation, declared: Declaration, budget: Budget, cost:
     def prepare(eg: EGraph) -> None:  # rules compile against the e-graph's schema
         left.update(compile_rules(eg, chosen).skipped)
 
-    return optimize(op, budget=budget, prepare=prepare if chosen else None, cost=cost), left
+    started = time.perf_counter()
+    for body in _branching_bodies(op, present):
+        optimize(body, budget=_spent(budget, started), prepare=prepare if chosen else None, cost=cost)
+    return optimize(op, budget=_spent(budget, started), prepare=prepare if chosen else None, cost=cost), left
+
+
+def _branching_bodies(op: Operation, present: set[str]) -> list[Operation]:
+    """The ops strictly inside ``op`` that are isolated from above and hold a region of several
+    blocks (functions with branches), innermost first.
+
+    The round trip on ``op`` keeps them opaque (an op node has one ``Reg`` per region, a
+    region of several blocks needs one per block: docs/encoding.md), so each gets a round trip
+    of its own first, under what is left of the budget. Blocks are linked by branch
+    terminators, which are ``cf`` ops: without them there is nothing to look for."""
+    if not any(name.startswith("cf.") for name in present):
+        return []
+    found = []
+    stack = [child for region in op.regions for block in region.blocks for child in block]
+    while stack:
+        inner = stack.pop()
+        if inner.regions:
+            if inner.has_trait(Traits.IsolatedFromAbove) and any(len(r.blocks) > 1 for r in inner.regions):
+                found.append(inner)
+            stack.extend(child for region in inner.regions for block in region.blocks for child in block)
+    return found[::-1]
 
 
 def run_phases(op: Operation, declared: Declaration, driver: str = "egraph", *,
