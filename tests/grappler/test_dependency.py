@@ -162,3 +162,22 @@ def test_both_drivers_agree(driver: str) -> None:
     module = parse(CONTROLS)
     PassManager(parse_pipeline(f"builtin.module(tf-grappler{{driver={driver}}})")).run(module)
     assert print_ir(module) == _run(CONTROLS)
+
+
+# Deadness: generated graphs with Switch/Merge, Identity islands and control operands, run by
+# the reference with deadness of tests/islands (the interpreter has none), on every feed.
+from hypothesis import assume, given, settings  # noqa: E402
+
+from tests.islands.gen import graphs  # noqa: E402
+from tests.islands.test_coarsening import _outputs  # noqa: E402
+
+
+@settings(max_examples=120, deadline=None)
+@given(graphs())
+def test_deadness_preserved(text: str) -> None:
+    before = _outputs(parse(text))
+    after = parse(_run(text))
+    # a graph left with one island is inlined by the executor canonicalization (its soundness
+    # is tests/canonicalize/test_executor.py's); the reference runs graphs only
+    assume(any(op.name == "tf_executor.graph" for op in after.walk()))
+    assert _outputs(after) == before, text
