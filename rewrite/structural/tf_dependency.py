@@ -29,12 +29,14 @@ Rewiring an island with `i` control operands to `o` users adds up to `i * o` edg
 Grappler, a node is only removed when that is no more than the `i + o` edges it had (or
 when `i` or `o` is at most one), so that the step never grows the graph quadratically.
 
-Each step is one forward scan of each graph's block, no recursion.
+Each step is one forward scan of each graph's block, no recursion; the removals' control
+edges are rewired once at the end (`_Rewiring`), each node's operand list rebuilt once.
 """
 
 from __future__ import annotations
 
 from egraft.ir.core.operation import Operation, Value
+from egraft.ir.erasure import erase_all
 from egraft.ir.dialects.tf_types import is_control
 
 MANUAL = "_has_manual_control_dependencies"
@@ -66,16 +68,49 @@ def _cheap(ins: int, outs: int) -> bool:
     return ins <= 1 or outs <= 1 or ins * outs <= ins + outs
 
 
-def _set_controls(node: Operation, old: Value | None, new: list[Value]) -> None:
-    """``node``'s control operands without ``old`` and with ``new`` (each once, order kept)."""
-    out: list[Value] = []
-    seen: set[Value] = set()
-    for v in list(node.operands) + new:
-        if v is old or (is_control(v.type) and v in seen):
-            continue
-        seen.add(v)
-        out.append(v)
-    node.set_operands(out)
+class _Rewiring:
+    """The control edges of one graph's removed nodes, rewired once at the end: a node waiting
+    on many removed nodes (a Keras model's NoOp waits on every weight's Identity) would
+    otherwise have its operand list rebuilt once per removal, quadratic in its size."""
+
+    def __init__(self) -> None:
+        self.instead: dict[Value, list[Value]] = {}     # a removed node's control -> what to wait on
+        self.added: dict[Operation, list[Value]] = {}   # node -> control operands it also waits on
+        self.removed: list[Operation] = []
+
+    def remove(self, island: Operation, waits: list[Value]) -> None:
+        self.instead[island.results[-1]] = waits
+        self.removed.append(island)
+
+    def resolve(self, value: Value) -> list[Value]:
+        """What waiting on ``value`` means once every removal is done (a removed node may wait
+        on another removed node: followed with a stack, each token resolved once)."""
+        memo = self._memo
+        stack = [value]
+        while stack:
+            top = stack[-1]
+            if top in memo or top not in self.instead:
+                memo.setdefault(top, [top])
+                stack.pop()
+                continue
+            pending = [w for w in self.instead[top] if w not in memo]
+            if pending:
+                stack.extend(pending)
+                continue
+            memo[top] = list(dict.fromkeys(x for w in self.instead[top] for x in memo[w]))
+            stack.pop()
+        return memo[value]
+
+    def apply(self) -> None:
+        self._memo: dict[Value, list[Value]] = {}
+        gone = set(self.removed)
+        users = dict.fromkeys(u for v in self.instead for u in v.uses if u not in gone)
+        users.update((u, None) for u in self.added if u not in gone)
+        for node in users:
+            data = [v for v in node.operands if not is_control(v.type)]
+            controls = [v for v in node.operands if is_control(v.type)] + self.added.get(node, [])
+            node.set_operands(data + list(dict.fromkeys(x for c in controls for x in self.resolve(c))))
+        erase_all(self.removed)
 
 
 def _forward_identity_n(island: Operation) -> bool:
@@ -92,12 +127,12 @@ def _forward_identity_n(island: Operation) -> bool:
     return True
 
 
-def _forwarding(island: Operation, graph: Operation, fetch: Operation) -> bool:
+def _forwarding(island: Operation, graph: Operation, fetch: Operation, rewiring: _Rewiring) -> bool:
     body = _body(island)
     if len(body) != 1 or not island.results[:-1]:
         return False
     yielded = list(body[0].operands)
-    controls = _controls(island)
+    controls = _controls(island) + rewiring.added.get(island, [])  # and what a removed producer left it
     data_users = {_node(u, graph) for r in island.results[:-1] for u in r.uses}
     control_users = island.results[-1].users
     if fetch in data_users or any(u.name == "tf_executor.Merge" for u in data_users):
@@ -108,28 +143,23 @@ def _forwarding(island: Operation, graph: Operation, fetch: Operation) -> bool:
     if controls and not _cheap(len(controls), len(data_users) + len(control_users)):
         return False
     for user in data_users if controls else ():
-        _set_controls(user, None, controls)
+        rewiring.added.setdefault(user, []).extend(controls)
     for r, v in zip(island.results[:-1], yielded):
         r.replace_all_uses_with(v)
-    waits = controls + [p.results[-1] for p in dict.fromkeys(producers)]
-    for user in control_users:
-        _set_controls(user, island.results[-1], waits)
-    island.erase()
+    rewiring.added.pop(island, None)
+    rewiring.remove(island, controls + [p.results[-1] for p in dict.fromkeys(producers)])
     return True
 
 
-def _noop(island: Operation, fetch: Operation) -> bool:
+def _noop(island: Operation, fetch: Operation, rewiring: _Rewiring) -> bool:
     body = _body(island)
     if len(body) != 2 or body[0].name != "tf.NoOp" or island.results[:-1]:
         return False
-    control = island.results[-1]
-    users = control.users
+    users = island.results[-1].users
     controls = _controls(island)
     if fetch in users or not _cheap(len(controls), len(users)):
         return False
-    for user in users:
-        _set_controls(user, control, controls)
-    island.erase()
+    rewiring.remove(island, controls)
     return True
 
 
@@ -142,12 +172,8 @@ def _redundant_controls(node: Operation, graph: Operation) -> bool:
         if inner is not node:
             sources.update(v.owner_op for v in inner.operands if v.owner_op is not None
                            and v.owner_op.parent_op is graph)
-    keep: list[Value] = []
-    for c in controls:
-        owner = c.owner_op
-        if c in keep or (owner is not None and owner.name == "tf_executor.island" and owner in sources):
-            continue
-        keep.append(c)
+    keep = [c for c in dict.fromkeys(controls)
+            if not (c.owner_op is not None and c.owner_op.name == "tf_executor.island" and c.owner_op in sources)]
     if len(keep) == len(controls):
         return False
     node.set_operands([v for v in node.operands if not is_control(v.type)] + keep)
@@ -160,13 +186,15 @@ def _graph(graph: Operation) -> int:
         return 0
     fetch = ops[-1]
     done = 0
+    rewiring = _Rewiring()
     for node in list(ops[:-1]):
         if node.name != "tf_executor.island":
             continue
         if _forward_identity_n(node):
             done += 1
-        if _forwarding(node, graph, fetch) or _noop(node, fetch):
+        if _forwarding(node, graph, fetch, rewiring) or _noop(node, fetch, rewiring):
             done += 1
+    rewiring.apply()
     for node in list(_body(graph)[:-1]):
         done += _redundant_controls(node, graph)
     return done

@@ -181,3 +181,36 @@ def test_deadness_preserved(text: str) -> None:
     # is tests/canonicalize/test_executor.py's); the reference runs graphs only
     assume(any(op.name == "tf_executor.graph" for op in after.walk()))
     assert _outputs(after) == before, text
+
+
+CHAIN = """
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tf_executor.graph {
+    %a:2 = tf_executor.island {
+      %n = "tf.Neg"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %n : tensor<2xf32>
+    }
+    %i:2 = tf_executor.island(%a#1) {
+      %v = "tf.Identity"(%x) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %j:2 = tf_executor.island {
+      %v = "tf.Identity"(%i#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %v : tensor<2xf32>
+    }
+    %c:2 = tf_executor.island {
+      %e = "tf.Exp"(%j#0) : (tensor<2xf32>) -> tensor<2xf32>
+      tf_executor.yield %e : tensor<2xf32>
+    }
+    tf_executor.fetch %c#0 : tensor<2xf32>
+  }
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def test_control_carried_through_a_chain_of_removed_identities() -> None:
+    """The first Identity's control input (the Neg) reaches the Exp through the second Identity."""
+    assert_pass_sound(CHAIN, PIPELINE, examples=10)
+    out = _run(CHAIN)
+    assert '"tf.Identity"' not in out and "tf_executor.island(%control)" in out, out
