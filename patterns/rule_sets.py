@@ -72,6 +72,8 @@ _BUILTIN = {
     "tf-multi": "egraft.patterns.tf_rules",
     "tf-fast-math": "egraft.patterns.tf_rules",
     "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
+    "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
+    "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
 }
 
 
