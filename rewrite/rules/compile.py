@@ -419,10 +419,22 @@ def ops_present(op: Operation) -> set[str]:
 
 
 def rules_for(present: set[str], rules: Iterable[Rule]) -> tuple[Rule, ...]:
-    """The rules whose source ops are all ``present`` (:func:`ops_present`): the others can
-    never match, and each would cost egglog ~3 ms to compile and an idle search per
-    iteration (eqsat with arith-canonical on a 3-op function spent 1.4 s loading them all)."""
-    return tuple(r for r in rules if all(p.name in present for p in r.source_ops()))
+    """The rules whose source ops are all ``present`` (:func:`ops_present`) or built by rules
+    chosen so (a FusedBatchNorm becomes a Mul that another rule folds into a Conv2D): the
+    others can never match, and each would cost egglog ~3 ms to compile and an idle search
+    per iteration (eqsat with arith-canonical on a 3-op function spent 1.4 s loading them all)."""
+    rules = tuple(rules)
+    reachable, chosen = set(present), set()
+    grown = True
+    while grown:  # a few rounds: each adds the ops the newly chosen rules build
+        grown = False
+        for i, r in enumerate(rules):
+            if i not in chosen and all(p.name in reachable for p in r.source_ops()):
+                chosen.add(i)
+                built = {p.name for p in r.result_ops()} - reachable
+                reachable |= built
+                grown = grown or bool(built)
+    return tuple(r for i, r in enumerate(rules) if i in chosen)
 
 
 def compile_rules(eg: EGraph, rules: Iterable[Rule]) -> Compiled:
