@@ -73,6 +73,7 @@ _BUILTIN = {
     "tf-fast-math": "egraft.patterns.tf_rules",
     "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
     "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
+    "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
 }
 
 
