@@ -40,6 +40,12 @@ result is subject to the pass's fold element limit (`patterns/fold_limits.py`).
 **Equal constants** are not deduplicated here: `cse` merges identical `tf.Const` ops (same
 value attribute, same type), and on the e-graph identical constants are one term.
 
+**Where it folds**: `ConstOf` sees a value produced by a constant op. In tf_executor form a
+constant in an island of its own reaches its users as the island's result, which `ConstOf`
+does not see through (doing so is sound only for islands without control operands: a
+dead control input makes the constant dead, and the fold would revive its users), so on a
+graph imported from a GraphDef the set folds after `tf-executor-island-coarsening`.
+
 Folded values are computed by numpy: float reductions, matrix products and transcendental
 functions may differ from TF's kernels in the last bits (summation order, approximations),
 as `ir/semantics/tf_math.py` says.
