@@ -145,3 +145,13 @@ def test_tensorflow_computes_the_same(tmp_path: Path) -> None:
     assert len(optimized.node) < len(graph.node)
     assert not {"StopGradient", "IdentityN", "NoOp"} & {n.op for n in optimized.node}
     np.testing.assert_allclose(run(out), run(path), rtol=1e-4)
+
+
+def test_families_off_by_default_run_when_switched_on(graph_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.pbtxt"
+    code, _, err = cli(str(graph_file), "--tf-output-arrays=y", "-tf-grappler=report=true", "-o", str(out))
+    assert code == 0 and "constant folding" not in err and "batchnorm folding" not in err, err
+    code, _, err = cli(str(graph_file), "--tf-input-arrays=x", "--tf-output-arrays=y",
+                       "-tf-grappler=constant-folding=true batchnorm=true report=true", "-o", str(out))
+    assert code == 0 and "constant folding: Graph size after" in err and "batchnorm folding: Graph size" in err, err
+    np.testing.assert_array_equal(_value(out), _value(graph_file))
