@@ -57,10 +57,10 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.records import constraints as C
 
-from ..checks import element_type_is, has_rank, is_constant, pred, same_type
-from ..dsl import op, ref, rule, type_of, var
+from ..checks import element_type_is, is_constant, pred, same_type
+from ..dsl import const_of, op, rule, type_of, var
 from ..fold_limits import allows
-from ..rule import ConstOf, Native, Rule, TypeOf, Var
+from ..rule import ConstOf, Native, Rule, Var
 from ..rule_sets import register_rule_set
 
 x, w, k, b, b2 = var("x"), var("w"), var("k"), var("b"), var("b2")
@@ -93,14 +93,17 @@ def _layout(f: A.Attribute | None) -> str:
     return f.value if isinstance(f, A.StringAttr) else "NHWC"
 
 
-def _per_channel(factor: np.ndarray, channels: int, layout: str, rank: int | None) -> np.ndarray | None:
+def _per_channel(factor: np.ndarray, channels: int, layout: str, rank: int | None,
+                 may_broadcast: bool = False) -> np.ndarray | None:
     """`factor` as one value per channel, if multiplying an output of `channels` channels
     (and of rank `rank`, None when unknown) by it scales each channel by one number and
     leaves the output's shape as it was; None otherwise. The channel count comes from the
     constants (weights, biases), not from the output's type: GraphDefs carry no shapes, so
-    imported values are unranked."""
+    imported values are unranked. With `may_broadcast` (the rewrite keeps whatever shape the
+    product had), a factor of more dimensions than the output is accepted too."""
     if rank is None:  # unknown rank: only a 1-D factor along NHWC's last axis keeps the shape
-        ok = layout == "NHWC" and factor.ndim == 1 and factor.shape[0] in (1, channels)
+        ok = (layout == "NHWC" and factor.ndim >= 1 and (factor.ndim == 1 or may_broadcast)
+              and all(d == 1 for d in factor.shape[:-1]) and factor.shape[-1] in (1, channels))
         return np.broadcast_to(factor.reshape(-1), (channels,)) if ok else None
     if factor.ndim > rank:
         return None
@@ -309,7 +312,7 @@ def _scaled_bias(bc: A.Attribute, kc: A.Attribute, f: A.Attribute | None) -> A.A
     bias, factor = _array(bc, "mul-of-biasadd"), _array(kc, "mul-of-biasadd")
     if bias is None or factor is None or bias.ndim != 1:
         return None
-    per = _per_channel(factor, bias.shape[0], _layout(f), None)
+    per = _per_channel(factor, bias.shape[0], _layout(f), None, may_broadcast=True)
     return None if per is None or per.shape != bias.shape else _dense(bias * per)
 
 
@@ -318,6 +321,12 @@ def _bias_sum(a: A.Attribute, c: A.Attribute) -> A.Attribute | None:
     if left is None or right is None or left.shape != right.shape or left.ndim != 1:
         return None
     return _dense(left + right)
+
+
+def _keeps_rank(kc: A.Attribute, pt: T.Type) -> bool:
+    """Multiplying p by the constant k cannot raise p's rank (p unranked: its type fits any)."""
+    return not isinstance(pt, T.RankedTensorType) or (isinstance(kc, A.DenseElementsAttr)
+                                                      and len(kc.type.shape) <= pt.rank)
 
 
 def _bias_plus(a: A.Attribute, c: A.Attribute, f: A.Attribute | None) -> A.Attribute | None:
@@ -347,14 +356,17 @@ RULES = [
                   op("tf.MatMul", x, w, transpose_a=var("ta"), transpose_b=A.BoolAttr(True)), "first", None,
                   "(x wᵀ) * k = x (w * k[:, None])ᵀ: transposed [out, in] weights scale by row"),
     rule("mul-of-biasadd", op("tf.Mul", op("tf.BiasAdd", x, b, data_format=_f).bind("p"), k),
-         op("tf.BiasAdd", op("tf.Mul", x, k, types=[type_of("x")]),
+         op("tf.BiasAdd", op("tf.Mul", x, k, types=[type_of("p")]),
             op("tf.Const", value=Native("mul-of-biasadd-bias", _scaled_bias,
                                         (ConstOf("b"), ConstOf("k"), Var("f")), "attr"),
                types=[type_of("b")]),
             data_format=_f),
-         where=[is_constant(b), is_constant(k), same_type("x", "p")],
+         where=[is_constant(b), is_constant(k), same_type("x", "p"),
+                pred("k does not raise a ranked p's rank", _keeps_rank, const_of("k"), type_of("p"))],
          commutative=True, tags=_APPROX,
-         doc="(x + b) * k = x * k + b * k for k per channel: the scale moves to the op before the bias"),
+         doc="(x + b) * k = x * k + b * k for k per channel (1, ..., 1, C): the scale moves to the op before "
+             "the bias; the new product has the old one's shape (BiasAdd keeps x's), typed as p (its type "
+             "is the product's when p is unranked, or when k has no more dimensions than p)"),
     rule("biasadd-of-biasadd", op("tf.BiasAdd", op("tf.BiasAdd", x, b, data_format=_f), b2, data_format=_f),
          op("tf.BiasAdd", x, op("tf.Const", value=Native("bias-sum", _bias_sum, (ConstOf("b"), ConstOf("b2")),
                                                          "attr"), types=[type_of("b")]), data_format=_f),
