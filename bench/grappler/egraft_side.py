@@ -6,17 +6,35 @@ stay and the export gives the fetched tensors their names back), the pipeline ru
 that module, and the result goes back to a GraphDef. ``form="tfg"`` runs the pipeline
 on the tfg module instead (no fetches: nothing is dead there). ``form="grappler"`` runs
 ``pipeline`` (``tf-grappler``) on the tfg module as egraft-opt does with
-``--tf-output-arrays``: the pass converts to tf_executor with the fetches and back itself.
+``--tf-input-arrays``/``--tf-output-arrays``: the pass converts to tf_executor with the
+feeds and fetches and back itself.
+
+Two ways to time ``-tf-grappler``, each in a process of its own without TensorFlow (its
+hundreds of thousands of Python objects would slow the cyclic GC egraft's passes run under):
+
+* :func:`time_in_process` starts ``python egraft_side.py PB ...``, which reads the ``.pb``
+  bytes, imports, runs the pass, exports and serializes, once to warm up (lazy imports,
+  rule compilation) and then ``repeat`` times, and prints wall and CPU seconds as JSON;
+* :func:`time_egraft_opt` runs the whole ``egraft-opt model.pb ... -tf-grappler -o out.pb``
+  process (interpreter start, imports, reading, writing) and takes its wall and CPU
+  seconds from the OS; its output is the graph the benchmark runs in TensorFlow.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 import attrs
 
-from egraft.ir.graphdef import GraphDef
+from egraft.ir.graphdef import GraphDef, load_graphdef
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
 from egraft.passes.tf.executor_to_tfg import executor_to_tfg
@@ -30,21 +48,117 @@ class EgraftRun:
     graph: GraphDef
     seconds: float  # import + convert + pipeline + convert back + export
     pipeline_seconds: float
+    cpu_seconds: float = 0.0
+    pipeline_cpu_seconds: float = 0.0
 
 
-def optimize(graph: GraphDef, fetches: Sequence[str], pipeline: str, form: str = "tf_executor") -> EgraftRun:
-    """Run ``pipeline`` (e.g. ``"cse,dce"``) on ``graph``; the optimized GraphDef and times."""
+def grappler_pipeline(inputs: Sequence[str], fetches: Sequence[str], options: str = "") -> str:
+    """``tf-grappler{...}`` with the feeds and fetches egraft-opt's --tf-* flags would give it."""
+    given = [f"inputs={','.join(inputs)}"] if inputs else []
+    given += [f"outputs={','.join(fetches)}", *options.split()]
+    return f"tf-grappler{{{' '.join(given)}}}"
+
+
+def optimize(graph: GraphDef, fetches: Sequence[str], pipeline: str, form: str = "tf_executor",
+             inputs: Sequence[str] = ()) -> EgraftRun:
+    """Run ``pipeline`` (e.g. ``"cse,dce"``) on ``graph``; the optimized GraphDef and times.
+    With ``form="grappler"``, ``pipeline`` is ``tf-grappler``'s options (may be empty)."""
     if form == "grappler":
-        pipeline = f"{pipeline}{{outputs={','.join(fetches)}}}"
+        pipeline = grappler_pipeline(inputs, fetches, pipeline.removeprefix("tf-grappler"))
     manager = PassManager(parse_pipeline(f"builtin.module({pipeline})"))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     module = import_graphdef(graph, "<graph>")
     if form == "tf_executor":
         module = tfg_to_executor(module, fetches)
-    passes_start = time.perf_counter()
+    passes_start, passes_cpu = time.perf_counter(), time.process_time()
     manager.run(module)
-    passes_end = time.perf_counter()
+    passes_end, passes_cpu_end = time.perf_counter(), time.process_time()
     if form == "tf_executor":
         module = executor_to_tfg(module)
     out = export_graphdef(module)
-    return EgraftRun(out, time.perf_counter() - start, passes_end - passes_start)
+    return EgraftRun(out, time.perf_counter() - start, passes_end - passes_start,
+                     time.process_time() - cpu, passes_cpu_end - passes_cpu)
+
+
+def _child_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run_timed(argv: list[str], timeout: float) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``argv``; (process, wall seconds, CPU seconds of that child). Children run one at a
+    time here, so the growth of RUSAGE_CHILDREN is this one's."""
+    cpu, start = _child_seconds(), time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return proc, time.perf_counter() - start, _child_seconds() - cpu
+
+
+def _failure(proc: subprocess.CompletedProcess) -> str:
+    lines = (proc.stderr or proc.stdout).strip().splitlines()
+    return f"exit {proc.returncode}: " + (lines[-1] if lines else "no output")
+
+
+def time_in_process(pb: Path, inputs: Sequence[str], fetches: Sequence[str], options: str, repeat: int,
+                    timeout: float) -> dict:
+    """Import + tf-grappler + export, bytes to bytes, in a fresh process: medians of ``repeat``
+    runs after one warm-up, wall and CPU, for the whole and for the pass alone; or ``error``."""
+    argv = [sys.executable, __file__, str(pb), "--inputs", ",".join(inputs), "--outputs", ",".join(fetches),
+            "--options", options, "--repeat", str(repeat)]
+    try:
+        proc, _, _ = _run_timed(argv, timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    if proc.returncode:
+        return {"error": _failure(proc)}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def egraft_opt() -> str:
+    """The egraft-opt script of the running interpreter's environment."""
+    script = Path(sys.executable).with_name("egraft-opt")
+    return str(script) if script.exists() else "egraft-opt"
+
+
+def time_egraft_opt(pb: Path, inputs: Sequence[str], fetches: Sequence[str], options: str, out: Path,
+                    timeout: float) -> dict:
+    """``egraft-opt PB --tf-input-arrays=.. --tf-output-arrays=.. -tf-grappler -o OUT``: wall and
+    CPU seconds of the whole process; or ``error``."""
+    argv = [egraft_opt(), str(pb), f"--tf-output-arrays={','.join(fetches)}",
+            "-tf-grappler" + (f"={options}" if options else ""), "-o", str(out)]
+    if inputs:
+        argv.insert(2, f"--tf-input-arrays={','.join(inputs)}")
+    try:
+        proc, wall, cpu = _run_timed(argv, timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s", "argv": argv}
+    if proc.returncode:
+        return {"error": _failure(proc), "argv": argv}
+    return {"wall_s": wall, "cpu_s": cpu, "argv": argv}
+
+
+def _child(argv: list[str]) -> int:
+    """The process :func:`time_in_process` starts; prints one JSON line."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("pb", type=Path)
+    ap.add_argument("--inputs", default="")
+    ap.add_argument("--outputs", required=True)
+    ap.add_argument("--options", default="")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    inputs, fetches = [i for i in args.inputs.split(",") if i], args.outputs.split(",")
+    runs = []
+    for _ in range(1 + args.repeat):  # the first warms up
+        start, cpu = time.perf_counter(), time.process_time()
+        run = optimize(load_graphdef(args.pb), fetches, args.options, "grappler", inputs)
+        data = run.graph.SerializeToString()
+        runs.append({"wall_s": time.perf_counter() - start, "cpu_s": time.process_time() - cpu,
+                     "pass_wall_s": run.pipeline_seconds, "pass_cpu_s": run.pipeline_cpu_seconds})
+    timed = runs[1:]
+    result = {key: statistics.median(r[key] for r in timed) for key in timed[0]}
+    print(json.dumps({**result, "first": runs[0], "runs": len(timed), "nodes": len(run.graph.node),
+                      "bytes": len(data)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1:]))

@@ -1,82 +1,62 @@
 #!/usr/bin/env python
-"""egraft vs Grappler on the shipped models: node counts, wall time, equivalence.
+"""`-tf-grappler` against Grappler on every model: nodes, op changes, time, outputs, inference time.
 
-    python bench/grappler/run.py [models...] [--pipeline cse,dce] [--repeat 3] [--form tf_executor]
-    python bench/grappler/run.py mobilenetv2 --grappler        # egraft-opt's -tf-grappler
-    python bench/grappler/run.py resnet50 --grappler --graphs /work/tfpeer/graphs
+    python bench/grappler/run.py                       # all 13 models (~15 min on 2 idle cores)
+    python bench/grappler/run.py --quick               # cflow_v1, a small BERT, an LSTM
+    python bench/grappler/run.py --models resnet50,lstm_u64_s32 --merge
+    python bench/grappler/run.py --options "constant-folding=true"   # tf-grappler's options
+    python bench/grappler/run.py mobilenetv2 --pipeline cse,dce      # any pipeline, outputs only
 
-For each model of ../shared/tfmodels/graphs (GraphDef + .json feeds and fetches): run
-the egraft pipeline (:mod:`egraft_side`, fetching the sidecar's outputs, whose names
-the export keeps whatever the passes do) and Grappler's default meta-optimizer
-(:mod:`tf_side`), then run the original, Grappler's and egraft's graphs in TensorFlow
-on the same seeded random feeds (3 seeds) and check every fetch, and the logits under
-a softmax fetch, agree (rtol 1e-4, atol 1e-5); a graph that lost a fetched name is
-reported MISSING. Prints a table and writes
-``bench/out/grappler.{json,md}``. Exit status 1 if any result disagrees.
+For each model (:mod:`models`: make_graphs.py's 8 from ``--graphs``, and 5 built here into
+the model cache) :func:`measure.measure` runs ``egraft-opt model.pb --tf-input-arrays=..
+--tf-output-arrays=.. -tf-grappler -o out.pb`` (the whole process timed), egraft's import +
+pass + export in one process (medians of ``--repeat`` after a warm-up), Grappler's default
+meta-optimizer (nodes on CPU; medians of ``--repeat`` calls after a warm-up call), checks both
+graphs' outputs against the original's in TensorFlow (3 seeds, rtol 1e-4) and times the three
+graphs' inference (median of ``--runs`` interleaved runs after a warm-up). Writes
+``bench/grappler/results.md`` (the tables with issue #12's targets marked, above the hand-written
+notes, which are kept) and ``bench/out/grappler_results.json``, after every model, so a run cut
+short leaves what it finished. Exit status 1 if a graph's outputs differ from the original's.
+
+``--pipeline`` runs the older comparison instead: any egraft pipeline (``--form``: on the
+tf_executor form with the fetches, on tfg, or ``grappler``) against Grappler, outputs and node
+counts only, into ``bench/out/grappler.{json,md}``.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
+import platform
+import shlex
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 REPO = HERE.parents[1]
-GRAPHS = REPO.parent / "shared" / "tfmodels" / "graphs"
 OUT = REPO / "bench" / "out"
-MODELS = ("mobilenetv2", "bert4", "cflow_v1")
-SEEDS = (0, 1, 2)
+RESULTS = HERE / "results.md"
+RESULTS_JSON = OUT / "grappler_results.json"
+
+import models  # noqa: E402
+import report  # noqa: E402
+
+GRAPHS = models.SHARED_GRAPHS
+MODELS = ("mobilenetv2", "bert4", "cflow_v1")  # the --pipeline comparison's default: the shipped models
 
 
-def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: list[str]) -> dict:
-    """Per candidate: ok, the largest difference, and whether logits were compared.
-
-    The logits are the input of the Softmax each graph's fetch reads (Grappler renames
-    or fuses the node producing them, so each graph is searched on its own)."""
-    import tf_side
-
-    tensors = [f if ":" in f else f + ":0" for f in fetches]
-    base = tf_side.Runner(original)
-    runners = {name: tf_side.Runner(g) for name, g in candidates.items()}
-    report = {}
-    try:
-        for name, runner in runners.items():
-            missing = [t for t in tensors if not runner.has(t)]
-            if missing:  # a pass lost an output: the graph no longer answers to its fetch names
-                report[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "missing": missing}
-                continue
-            pairs = [(a, b) for a, b in ((tf_side.logits_of(original, f), tf_side.logits_of(candidates[name], f))
-                                         for f in fetches) if a is not None and b is not None]
-            ok, worst = True, 0.0
-            for seed in SEEDS:
-                feed = tf_side.random_feeds(feeds, seed)
-                expected = base.run(tensors + [a for a, _ in pairs], feed)
-                try:
-                    actual = runner.run(tensors + [b for _, b in pairs], feed)
-                except tf_side.tf.errors.OpError as err:  # TF rejects the graph it was given: a finding
-                    report[name] = {"ok": False, "max_abs": float("inf"), "logits": [],
-                                    "error": err.message.strip().splitlines()[-1]}
-                    break
-                for a, b in zip(expected, actual):
-                    same, diff = tf_side.agree(a, b)
-                    ok &= same
-                    worst = max(worst, diff)
-            else:
-                report[name] = {"ok": ok, "max_abs": worst, "logits": [f"{a} ~ {b}" for a, b in pairs]}
-    finally:
-        base.close()
-        for runner in runners.values():
-            runner.close()
-    return report
+# ------------------------------------------------------------------ the --pipeline comparison
 
 
 def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: str = "tf_executor",
                   graphs: Path = GRAPHS) -> dict:
+    """Any egraft pipeline against Grappler's default on one model: node counts, times, outputs."""
     import egraft_side
+    import measure
     import tf_side
     from egraft.ir.graphdef import load_graphdef
 
@@ -86,7 +66,7 @@ def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: 
     runs = [egraft_side.optimize(graph, fetches, pipeline, form) for _ in range(repeat)]
     ours = runs[-1].graph
     theirs, grappler_s, warmup = tf_side.grappler(graph, meta["inputs"], fetches, repeat)
-    equiv = check_equivalence(graph, {"egraft": ours, "grappler": theirs}, meta["inputs"], fetches)
+    equiv = measure.check_equivalence(graph, {"egraft": ours, "grappler": theirs}, meta["inputs"], fetches)
     return {
         "model": model, "pipeline": pipeline, "form": form, "nodes": len(graph.node),
         "egraft_nodes": len(ours.node), "egraft_s": statistics.median(r.seconds for r in runs),
@@ -96,16 +76,7 @@ def compare_model(model: str, pipeline: str = "cse,dce", repeat: int = 3, form: 
     }
 
 
-def _equiv_text(entry: dict) -> str:
-    if entry.get("missing"):
-        return "MISSING " + ", ".join(entry["missing"])
-    if entry.get("error"):
-        return "TF ERROR: " + entry["error"].replace("|", "/")
-    text = ("ok" if entry["ok"] else "MISMATCH") + f" ({entry['max_abs']:.1e})"
-    return text + (" +logits" if entry["logits"] else "")
-
-
-def table(results: list[dict]) -> str:
+def pipeline_table(results: list[dict]) -> str:
     lines = ["| model | nodes | egraft nodes | egraft s (passes s) | Grappler nodes | Grappler s | "
              "egraft = original | Grappler = original |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
@@ -113,36 +84,119 @@ def table(results: list[dict]) -> str:
         eq = r["equivalence"]
         lines.append(f"| {r['model']} | {r['nodes']} | {r['egraft_nodes']} | {r['egraft_s']:.3f} "
                      f"({r['egraft_pipeline_s']:.3f}) | {r['grappler_nodes']} | {r['grappler_s']:.3f} | "
-                     f"{_equiv_text(eq['egraft'])} | {_equiv_text(eq['grappler'])} |")
+                     f"{report._equiv(eq['egraft'])} | {report._equiv(eq['grappler'])} |")
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("models", nargs="*", default=list(MODELS))
-    ap.add_argument("--pipeline", default="cse,dce", help="egraft passes, as in --pass-pipeline")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--grappler", action="store_true",
-                    help="run the tf-grappler pass as egraft-opt does (GraphDef in, the sidecar's fetches as "
-                         "--tf-output-arrays, GraphDef out); same as --pipeline tf-grappler --form grappler")
-    ap.add_argument("--graphs", type=Path, default=GRAPHS, help="folder of <model>.pb and <model>.json")
-    ap.add_argument("--form", choices=("tf_executor", "tfg", "grappler"), default="tf_executor",
-                    help="the dialect the egraft pipeline runs on")
-    args = ap.parse_args(argv)
-    if args.grappler:
-        args.pipeline, args.form = "tf-grappler", "grappler"
-    if not args.graphs.is_dir():
-        print(f"error: models not found at {args.graphs}", file=sys.stderr)
-        return 2
-    results = [compare_model(m, args.pipeline, args.repeat, args.form, args.graphs) for m in args.models]
+def run_pipeline_comparison(args: argparse.Namespace, names: list[str]) -> int:
+    graphs = args.graphs or GRAPHS
+    results = [compare_model(m, args.pipeline, args.repeat, args.form, graphs) for m in names or MODELS]
     text = (f"egraft pipeline `{args.pipeline}` on {args.form}; Grappler default optimizers, nodes on CPU; "
             f"times are medians of {args.repeat} (Grappler after a warm-up call); equivalence over "
-            f"{len(SEEDS)} seeded feeds, rtol 1e-4 atol 1e-5 (max |diff| in parentheses).\n\n"
-            + table(results))
+            f"3 seeded feeds, rtol 1e-4 atol 1e-5 (max |diff| in parentheses).\n\n" + pipeline_table(results))
     print(text)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "grappler.json").write_text(json.dumps(results, indent=1))
     (OUT / "grappler.md").write_text(text + "\n")
+    return 0 if all(e["ok"] for r in results for e in r["equivalence"].values()) else 1
+
+
+# ------------------------------------------------------------------ the -tf-grappler benchmark
+
+
+def _uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def _commit() -> str:
+    head = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--format=%h %cI %s"], capture_output=True,
+                          text=True).stdout.strip()
+    return head[:100] + ("…" if len(head) > 100 else "")
+
+
+def _header(argv: list[str], settings: dict, load: list[str], results: list[dict]) -> str:
+    import tf_side
+
+    loads = [v for r in results for v in (*r["load_before"][:1], *r["load_after"][:1])]
+    spread = f"1-minute load average during the models: {min(loads):.1f} to {max(loads):.1f}" if loads else ""
+    return "\n".join([
+        "# `-tf-grappler` against Grappler (issue #12, Measured)", "",
+        f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{_commit()}`.",
+        f"Machine: {platform.machine()}, 2 cores shared with the other engineers, TensorFlow "
+        f"{tf_side.tf.__version__}. Load (`uptime`) at the start: `{load[0]}`; at the end: `{load[-1]}`. "
+        f"{spread}. Wall times are inflated by it: the CPU times are the figures to compare.", "",
+        f"* Grappler: default meta-optimizer (`tf_optimizer.OptimizeGraph`, fetches in `train_op`, feeds in a "
+        f"serving signature, every node placed on CPU); median of {settings['repeat']} calls after a warm-up "
+        f"call, CPU = `process_time` of the call (Grappler's threads included).",
+        f"* egraft: `egraft-opt model.pb --tf-input-arrays=<feeds> --tf-output-arrays=<fetches> "
+        f"-tf-grappler{'=' + repr(settings['options']) if settings['options'] else ''} -o out.pb` with the pass's "
+        f"defaults; \"egraft-opt process\" is that whole process (interpreter start, imports, read, write), "
+        f"its output is the graph checked and timed below. \"egraft\" is read .pb bytes -> import -> pass -> "
+        f"export -> serialize in one process without TensorFlow, median of {settings['repeat']} runs after a "
+        f"warm-up run; \"of which pass\" is the `tf-grappler` pass alone (its tfg <-> tf_executor conversions "
+        f"included).",
+        f"* Outputs: every fetch and, under a softmax, the logits, on 3 seeded feeds, rtol 1e-4 atol 1e-5 "
+        f"(max abs difference in parentheses).",
+        f"* Inference: `Session.run` of the fetches, Grappler and TF's graph optimizations off in the session "
+        f"(what runs is the graph handed in), 2 intra- and 2 inter-op threads for all three graphs, "
+        f"{settings['warmup']} warm-up runs each, then {settings['runs']} rounds in which the three graphs take "
+        f"turns (order rotating), one process; median wall ms, and the median of the per-round ratio "
+        f"egraft÷Grappler.",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("names", nargs="*", metavar="model", help="models (same as --models)")
+    ap.add_argument("--models", default="", help=f"comma-separated; default all: {','.join(models.ALL)}")
+    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(models.QUICK)}")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the previous results.json's other models in the table (re-measure a few)")
+    ap.add_argument("--graphs", type=Path, default=None,
+                    help=f"folder of make_graphs.py's <model>.pb/.json (default {models.default_graphs()})")
+    ap.add_argument("--options", default="", help="tf-grappler options, e.g. 'constant-folding=true'")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs of each optimizer (after a warm-up)")
+    ap.add_argument("--runs", type=int, default=50, help="timed inference rounds")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds for each egraft process")
+    ap.add_argument("--pipeline", help="run the older comparison of this egraft pipeline instead")
+    ap.add_argument("--form", choices=("tf_executor", "tfg", "grappler"), default="tf_executor",
+                    help="with --pipeline: the dialect the pipeline runs on")
+    args = ap.parse_args(argv)
+    names = [*args.names, *(n for n in args.models.split(",") if n)]
+    if args.pipeline:
+        return run_pipeline_comparison(args, names)
+
+    import measure
+
+    names = names or list(models.QUICK if args.quick else models.ALL)
+    unknown = [n for n in names if n not in models.ALL]
+    if unknown:
+        print(f"error: unknown models {unknown}; known: {', '.join(models.ALL)}", file=sys.stderr)
+        return 2
+    graphs = args.graphs or models.default_graphs()
+    try:
+        chosen = models.resolve(names, graphs)
+    except (FileNotFoundError, RuntimeError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options}
+    previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
+    kept = [r for r in previous if r["model"] not in names]
+    notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
+    load, results = [_uptime()], []
+    for i, model in enumerate(chosen):
+        print(f"[{datetime.datetime.now():%H:%M:%S}] {model.name} ...", flush=True)
+        results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout))
+        ordered = sorted(kept + results, key=lambda r: models.ALL.index(r["model"]))
+        load_now = load + [_uptime()]
+        header = _header(argv, settings, load_now, ordered)
+        text = report.document(header, ordered, [m.name for m in chosen[i + 1:]], notes)
+        RESULTS.write_text(text)
+        OUT.mkdir(parents=True, exist_ok=True)
+        RESULTS_JSON.write_text(json.dumps({"settings": settings, "load": load_now, "results": ordered}, indent=1))
+        print(report._row(results[-1]), flush=True)
+    print(report.tables(sorted(kept + results, key=lambda r: models.ALL.index(r["model"])), []))
     return 0 if all(e["ok"] for r in results for e in r["equivalence"].values()) else 1
 
 

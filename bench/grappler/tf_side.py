@@ -56,24 +56,35 @@ def _metagraph(graph: graph_pb2.GraphDef, feeds: Sequence[dict], fetches: Sequen
 
 def grappler(graph, feeds: Sequence[dict], fetches: Sequence[str], repeat: int = 3):
     """Grappler's default optimizers: (optimized GraphDef, median seconds, warm-up seconds)."""
+    out, timing = grappler_timed(graph, feeds, fetches, repeat)
+    return out, timing["wall_s"], timing["warmup_wall_s"]
+
+
+def grappler_timed(graph, feeds: Sequence[dict], fetches: Sequence[str], repeat: int = 3):
+    """Grappler's default optimizers: the optimized GraphDef and the medians of ``repeat``
+    ``OptimizeGraph`` calls after a warm-up call, wall and CPU (``process_time``: the
+    calling thread and Grappler's own threads), with the warm-up's."""
     meta = _metagraph(to_tf(graph), feeds, fetches)
     config = config_pb2.ConfigProto()
     cluster = gcluster.Cluster()
-    start = time.perf_counter()
-    tf_optimizer.OptimizeGraph(config, meta, cluster=cluster, graph_id=b"warmup")
-    warmup = time.perf_counter() - start
-    times, out = [], None
-    for i in range(repeat):
-        start = time.perf_counter()
+    calls, out = [], None
+    for i in range(1 + repeat):
+        start, cpu = time.perf_counter(), time.process_time()
         out = tf_optimizer.OptimizeGraph(config, meta, cluster=cluster, graph_id=f"run{i}".encode())
-        times.append(time.perf_counter() - start)
-    return out, statistics.median(times), warmup
+        calls.append((time.perf_counter() - start, time.process_time() - cpu))
+    timed = calls[1:]
+    return out, {"wall_s": statistics.median(w for w, _ in timed), "cpu_s": statistics.median(c for _, c in timed),
+                 "warmup_wall_s": calls[0][0], "warmup_cpu_s": calls[0][1], "runs": len(timed)}
 
 
-def random_feeds(feeds: Sequence[dict], seed: int) -> dict[str, np.ndarray]:
-    """Seeded inputs: floats ~ N(0, 1), integers in the sidecar's [low, high), bools fair."""
+def random_feeds(feeds: Sequence[dict], seed: int, omit_optional: bool = False) -> dict[str, np.ndarray]:
+    """Seeded inputs: floats ~ N(0, 1), integers in the sidecar's [low, high), bools fair.
+    ``omit_optional`` leaves out the feeds the sidecar marks optional (a PlaceholderWithDefault
+    then takes its default)."""
     out = {}
     for k, feed in enumerate(feeds):
+        if omit_optional and feed.get("optional"):
+            continue
         rng = np.random.default_rng(seed * 1000 + k)
         shape = [1 if d is None or d < 0 else d for d in feed["shape"]]
         dtype = np.dtype(tf.as_dtype(feed["dtype"]).as_numpy_dtype)
@@ -126,6 +137,31 @@ class Runner:
 
     def close(self) -> None:
         self.session.close()
+
+
+def time_inference(runners: dict[str, Runner], tensors: Sequence[str], feed: dict[str, np.ndarray],
+                   runs: int = 50, warmup: int = 5, baseline: str | None = None) -> dict[str, dict]:
+    """Per runner: median wall and CPU milliseconds of ``runs`` ``Session.run`` calls after
+    ``warmup`` untimed ones. The runners take turns within each round (the order rotating
+    each round), so a change in the machine's load falls on all of them alike; the median
+    of each round's ratio to ``baseline`` (default: the first runner) is given too."""
+    names = list(runners)
+    for _ in range(warmup):
+        for name in names:
+            runners[name].run(tensors, feed)
+    wall = {name: [] for name in names}
+    cpu = {name: [] for name in names}
+    for r in range(runs):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            start, used = time.perf_counter(), time.process_time()
+            runners[name].run(tensors, feed)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - used)
+    base = wall[baseline or names[0]]
+    return {name: {"median_ms": 1e3 * statistics.median(wall[name]),
+                   "cpu_median_ms": 1e3 * statistics.median(cpu[name]), "min_ms": 1e3 * min(wall[name]),
+                   "paired_ratio": statistics.median(a / b for a, b in zip(wall[name], base))}
+            for name in names}
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> tuple[bool, float]:

@@ -8,7 +8,9 @@ Each model is ``keras.applications.<Class>(weights=None)`` at its default input 
 seeded, with its BatchNormalization statistics calibrated (below), wrapped in a
 ``tf.function`` at batch 1 and frozen (variables become Const nodes).  Besides the
 Keras applications there is one BERT-style encoder (2 layers, hidden 128, sequence
-64), a size no shipped model has.  ``<name>.pb`` comes with ``<name>.json``: feeds
+64), a size no shipped model has, and one LSTM classifier (a Keras ``LSTM`` layer,
+whose ``tf.while_loop`` freezing lowers to v1 control flow: Enter/Merge/Switch/
+NextIteration/Exit/LoopCond around TensorList ops, the loop's functions inlined).  ``<name>.pb`` comes with ``<name>.json``: feeds
 (name, dtype, shape, integer range), fetches, node and parameter counts, build time.
 
 Why calibrate: with ``weights=None`` every BatchNorm has moving mean 0 and variance 1,
@@ -74,7 +76,31 @@ class Encoder:
 
 
 ENCODERS = {e.name: e for e in (Encoder(),)}
-MODELS: tuple[str, ...] = (*KERAS_APPLICATIONS, *ENCODERS)
+
+
+@attrs.frozen
+class Recurrent:
+    """A sequence classifier: one Keras ``LSTM`` layer over ``steps`` time steps of
+    ``features`` values, its last state through a softmax ``Dense`` of ``classes``.
+
+    Keras runs the LSTM as a ``tf.while_loop`` (a functional ``While`` with cond/body
+    functions); freezing (``convert_variables_to_constants_v2``, which lowers control
+    flow by default) inlines both functions and rewrites the loop into v1 control flow
+    in one frame, with the weights entering it as constant ``Enter`` nodes and an
+    ``unused_control_flow_input`` Placeholder for each loop input a function ignores."""
+
+    units: int = 64
+    steps: int = 32
+    features: int = 16
+    classes: int = 10
+
+    @property
+    def name(self) -> str:
+        return f"lstm_u{self.units}_s{self.steps}"
+
+
+RECURRENT = {r.name: r for r in (Recurrent(),)}
+MODELS: tuple[str, ...] = (*KERAS_APPLICATIONS, *ENCODERS, *RECURRENT)
 
 
 def cache_dir() -> Path:
@@ -230,6 +256,19 @@ def _encoder(spec: Encoder) -> tuple:
                                                           "seq": spec.seq, "heads": spec.heads}
 
 
+def _recurrent(spec: Recurrent) -> tuple:
+    import keras
+    import tensorflow as tf
+    from keras import layers
+
+    x = keras.Input((spec.steps, spec.features), name="input")
+    state = layers.LSTM(spec.units, name="lstm")(x)
+    model = keras.Model(x, layers.Dense(spec.classes, activation="softmax", name="head")(state), name=spec.name)
+    graph, feeds, fetches = _frozen(model, [tf.TensorSpec((1, spec.steps, spec.features), tf.float32, name="input")])
+    return graph, feeds, fetches, model.count_params(), {"units": spec.units, "steps": spec.steps,
+                                                          "features": spec.features, "classes": spec.classes}
+
+
 def _write(path: Path, payload: bytes) -> None:
     """Atomically: a killed build leaves nothing half-written."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -248,8 +287,12 @@ def build_one(name: str, folder: Path, max_params: int | None = None) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     versions = {"tensorflow": tf.__version__, "keras": keras.__version__}
     try:
-        graph, feeds, fetches, params, extra = _encoder(ENCODERS[name]) if name in ENCODERS \
-            else _keras_application(name, max_params)
+        if name in ENCODERS:
+            graph, feeds, fetches, params, extra = _encoder(ENCODERS[name])
+        elif name in RECURRENT:
+            graph, feeds, fetches, params, extra = _recurrent(RECURRENT[name])
+        else:
+            graph, feeds, fetches, params, extra = _keras_application(name, max_params)
     except TooLarge as big:
         _write(folder / f"{name}.json", json.dumps({"name": name, "params": big.params, "too_large": True,
                                                     **versions}, indent=1).encode())

@@ -1,0 +1,129 @@
+"""One model through `-tf-grappler` and Grappler: what each leaves, costs, computes and runs at.
+
+:func:`measure` is the whole comparison for one :class:`models.Model`:
+
+1. egraft, each in a process of its own (:mod:`egraft_side`): the whole ``egraft-opt``
+   process, whose output is egraft's graph; then import + pass + export in one process
+   (medians after a warm-up run);
+2. Grappler's default meta-optimizer (:mod:`tf_side`, nodes placed on CPU), medians of
+   its ``OptimizeGraph`` calls after a warm-up call;
+3. the original and both optimized graphs in TensorFlow sessions with every graph
+   optimization off (what runs is the graph handed in): every fetch, and the logits under
+   a softmax fetch, on 3 seeded feeds (rtol 1e-4, atol 1e-5; the last leaves the feeds the
+   sidecar marks optional unfed, as cflow_v1's ``n_iters``); then the inference time of
+   each (median of ``runs`` interleaved runs after a warm-up, same session options);
+4. node counts and op histograms.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from pathlib import Path
+import egraft_side
+import tf_side
+from models import Model
+
+SEEDS = (0, 1, 2)
+
+
+def _graph_of(pb: Path):
+    return tf_side.graph_pb2.GraphDef.FromString(pb.read_bytes())
+
+
+def equivalence(original, runners: dict, candidates: dict, feeds: list[dict], fetches: list[str]) -> dict:
+    """Per candidate: ok, the largest difference, and whether logits were compared.
+    ``runners`` hold a :class:`tf_side.Runner` for ``"original"`` and for each candidate.
+
+    The logits are the input of the Softmax each graph's fetch reads (Grappler renames
+    or fuses the node producing them, so each graph is searched on its own)."""
+    tensors = [f if ":" in f else f + ":0" for f in fetches]
+    base = runners["original"]
+    report = {}
+    for name, graph in candidates.items():
+        runner = runners[name]
+        missing = [t for t in tensors if not runner.has(t)]
+        if missing:  # a pass lost an output: the graph no longer answers to its fetch names
+            report[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "missing": missing}
+            continue
+        pairs = [(a, b) for a, b in ((tf_side.logits_of(original, f), tf_side.logits_of(graph, f))
+                                     for f in fetches) if a is not None and b is not None]
+        ok, worst = True, 0.0
+        for seed in SEEDS:  # the last seed leaves optional feeds out: their defaults must still be there
+            feed = tf_side.random_feeds(feeds, seed, omit_optional=seed == SEEDS[-1])
+            expected = base.run(tensors + [a for a, _ in pairs], feed)
+            try:
+                actual = runner.run(tensors + [b for _, b in pairs], feed)
+            except tf_side.tf.errors.OpError as err:  # TF rejects the graph it was given: a finding
+                report[name] = {"ok": False, "max_abs": float("inf"), "logits": [],
+                                "error": err.message.strip().splitlines()[0]}
+                break
+            for a, b in zip(expected, actual):
+                same, diff = tf_side.agree(a, b)
+                ok &= same
+                worst = max(worst, diff)
+        else:
+            report[name] = {"ok": ok, "max_abs": worst, "logits": [f"{a} ~ {b}" for a, b in pairs]}
+    return report
+
+
+def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: list[str]) -> dict:
+    """:func:`equivalence` with sessions of its own."""
+    runners = {name: tf_side.Runner(g) for name, g in {"original": original, **candidates}.items()}
+    try:
+        return equivalence(original, runners, candidates, feeds, fetches)
+    finally:
+        for runner in runners.values():
+            runner.close()
+
+
+def histogram(graph) -> collections.Counter:
+    return collections.Counter(node.op for node in graph.node)
+
+
+def histogram_diff(before: collections.Counter, after: collections.Counter) -> dict[str, int]:
+    """Op -> change in count (negative: removed), largest changes first."""
+    diff = {op: after[op] - before[op] for op in set(before) | set(after) if after[op] != before[op]}
+    return dict(sorted(diff.items(), key=lambda kv: (-abs(kv[1]), kv[0])))
+
+
+def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, runs: int = 50,
+            timeout: float = 900) -> dict:
+    """The comparison for one model (see the module docstring), as a JSON-able dict."""
+    started = time.perf_counter()
+    inputs, fetches = [f["name"] for f in model.feeds], list(model.fetches)
+    result: dict = {"model": model.name, "source": model.source, "load_before": os.getloadavg()}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    ours_pb = out_dir / f"{model.name}.egraft.pb"
+    ours_pb.unlink(missing_ok=True)
+    result["egraft_opt"] = egraft_side.time_egraft_opt(model.pb, inputs, fetches, options, ours_pb, timeout)
+    result["egraft"] = egraft_side.time_in_process(model.pb, inputs, fetches, options, repeat, timeout)
+
+    original = _graph_of(model.pb)
+    theirs, result["grappler"] = tf_side.grappler_timed(original, model.feeds, fetches, repeat)
+    (out_dir / f"{model.name}.grappler.pb").write_bytes(theirs.SerializeToString())
+    graphs = {"original": original, "grappler": theirs}
+    if "error" not in result["egraft_opt"]:
+        graphs["egraft"] = _graph_of(ours_pb)
+    counts = {name: histogram(g) for name, g in graphs.items()}
+    result["nodes"] = {name: len(g.node) for name, g in graphs.items()}
+    result["histogram_diff"] = {name: histogram_diff(counts["original"], counts[name]) for name in graphs
+                                if name != "original"}
+
+    runners = {name: tf_side.Runner(g) for name, g in graphs.items()}
+    try:
+        candidates = {name: g for name, g in graphs.items() if name != "original"}
+        result["equivalence"] = equivalence(original, runners, candidates, model.feeds, fetches)
+        runnable = {name: r for name, r in runners.items()
+                    if name == "original" or not {"missing", "error"} & set(result["equivalence"][name])}
+        tensors = [f if ":" in f else f + ":0" for f in fetches]
+        result["inference"] = tf_side.time_inference(runnable, tensors, tf_side.random_feeds(model.feeds, 0), runs,
+                                                     baseline="grappler")
+        result["inference_runs"] = runs
+    finally:
+        for runner in runners.values():
+            runner.close()
+    result["load_after"] = os.getloadavg()
+    result["bench_s"] = time.perf_counter() - started
+    return result
