@@ -135,33 +135,51 @@ class _Converter:
         that through the island's control token: in a v1 loop, the frame's constants hang
         off the control of the loop variable's Identity.  When the token is used, it also
         stands for the producers of those values (and, for an island with no ops, for its
-        own control operands), resolved when wiring (:meth:`expand`).  A Switch output
-        gets an Identity node instead: a Switch's control edge is live even when the
-        output is dead, and the Identity keeps the deadness (and the loop frame)."""
+        own control operands), resolved when wiring (:meth:`expand`).
+
+        An island runs only once every value it captures is there, and is dead when one
+        is; a node without inputs runs at once, live, in the root frame.  So an op without
+        operands (a Const that coarsening merged with the op whose control edge it hung
+        on) also waits on the producers of the island's captured values: a loop's
+        constant stays in the loop's frame (TensorFlow rejects a node whose inputs come
+        from two frames) and a branch's constant dead with the branch.
+
+        A Switch output is waited on through an Identity node instead: a Switch's control
+        edge is live even when the output is dead, and the Identity keeps the deadness
+        (and the loop frame)."""
         block = island.regions[0].blocks[0]
-        created = self.body(block, island.results, list(island.operands))
+        created, sources = self.body(block, island.results, list(island.operands))
         waits: list[Value] = [op.results[-1] for op in created]
-        if island.results[-1].uses:
-            inside = set(block)
-            outside = list(dict.fromkeys(v for v in block.last.operands if v.owner_op not in inside)) \
-                if block.last is not None else []
-            switched = [v for v in outside if v.owner_op is not None and v.owner_op.name in _SWITCHES]
-            if switched:
-                types = [v.type for v in switched]
-                join = self.node("Identity" if len(switched) == 1 else "IdentityN", island, types, types)
-                self.wiring.append((join, switched, list(island.operands)))
-                created.append(join)
-                waits.append(join.results[-1])
-            waits += [v for v in outside if v not in switched]
+        used = bool(island.results[-1].uses)
+        inside = set(block)
+        outside = list(dict.fromkeys(v for v in block.last.operands if v.owner_op not in inside)) \
+            if block.last is not None and used else []
+        captured = list(dict.fromkeys(v for inner in block for v in inner.operands if _captured(v, block))) \
+            if sources else []
+        switched = [v for v in dict.fromkeys(outside + captured)
+                    if v.owner_op is not None and v.owner_op.name in _SWITCHES]
+        join_waits: list[Value] = []
+        if switched:
+            types = [v.type for v in switched]
+            join = self.node("Identity" if len(switched) == 1 else "IdentityN", island, types, types)
+            self.wiring.append((join, switched, list(island.operands)))
+            created.append(join)
+            join_waits.append(join.results[-1])
+        for _, _, controls in sources:
+            controls += [v for v in captured if v not in switched] + join_waits
+        if used:
+            waits += join_waits + [v for v in outside if v not in switched]
             if not created:
                 waits += list(island.operands)
         self.controls[island.results[-1]] = waits
         return created
 
-    def body(self, block: Block, results: Sequence[Value], controls: list[Value]) -> list[Operation]:
+    def body(self, block: Block, results: Sequence[Value], controls: list[Value]) \
+            -> tuple[list[Operation], list[tuple[Operation, list[Value], list[Value]]]]:
         """The tf ops of ``block`` as nodes that each carry ``controls``; the operands of
-        its terminator (yield, return) stand for ``results``."""
-        created = []
+        its terminator (yield, return) stand for ``results``.  Also the wiring entries
+        of the nodes without operands (whose waits an island extends)."""
+        created, sources = [], []
         for inner in block:
             if inner.name in ("tf_executor.yield", "func.return"):
                 for old, value in zip(results, inner.operands):
@@ -173,9 +191,12 @@ class _Converter:
                             [v.type for v in inner.operands])
             for old, fresh in zip(inner.results, new.results):
                 self.data[old] = fresh
-            self.wiring.append((new, list(inner.operands), controls))
+            entry = (new, list(inner.operands), list(controls))
+            self.wiring.append(entry)
             created.append(new)
-        return created
+            if not inner.operands:
+                sources.append(entry)
+        return created, sources
 
     def resolve(self, value: Value) -> Value:
         seen = value
@@ -225,6 +246,12 @@ class _Converter:
             for c in ctls:
                 operands += self.expand(c)
             op.set_operands(operands)
+
+
+def _captured(value: Value, block: Block) -> bool:
+    """Whether ``value`` comes into the island ``block`` from an op of the graph around it."""
+    owner, island = value.owner_op, block.parent_op
+    return owner is not None and island is not None and owner.parent is island.parent
 
 
 def _entry_names(main: Operation, key: str) -> tuple[str, ...]:
@@ -369,7 +396,7 @@ def _body_nodes(func: Operation, conv: _Converter) -> tuple[list[Operation], lis
         raise ConversionError(f"expected one tf_executor.graph in @{func.attr('sym_name').value}, "  # type: ignore[union-attr]
                               f"found {len(graphs)}")
     if not graphs:
-        return conv.body(body, (), []), list(body.last.operands) if body.last is not None else []
+        return conv.body(body, (), [])[0], list(body.last.operands) if body.last is not None else []
     nodes: list[Operation] = []
     fetched: list[Value] = []
     for op in graphs[0].regions[0].blocks[0]:
