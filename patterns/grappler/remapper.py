@@ -1,0 +1,296 @@
+"""`tf-remapper`: Grappler's remapper fusions, where the node's device has the fused kernel.
+
+Grappler's remapper replaces a contraction and the ops after it by one TensorFlow kernel
+that computes them in the contraction's output loop:
+
+    Act(BiasAdd(Conv2D(x, w), b))               -> _FusedConv2D(x, w, b)  fused_ops = [BiasAdd, Act]
+    Act(BiasAdd(DepthwiseConv2dNative(x, w), b)) -> _FusedDepthwiseConv2dNative(x, w, b)
+    Act(BiasAdd(MatMul(a, w), b))               -> _FusedMatMul(a, w, b)
+    Act(FusedBatchNorm(Conv2D(x, w), s, o, m, v)) -> _FusedConv2D(x, w, s, o, m, v)  [FusedBatchNorm, Act]
+    Relu(FusedBatchNormV3(x, s, o, m, v))       -> _FusedBatchNormEx(x, s, o, m, v) activation_mode = Relu
+
+each also without the activation (Act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid). A bias
+may also be an `AddV2` of a constant with one value per output channel (what Keras's
+BatchNorm leaves after folding, patterns/grappler/batchnorm.py): that is a BiasAdd, when
+the channel is the last axis (NHWC, or a MatMul's columns) and the constant's length is
+the output channel count the weights give.
+
+**Only where the kernel exists.** `fused_kernels.py` is generated from TensorFlow's kernel
+registry and by running each kernel (fused_kernels_gen.py says how): which devices
+register each fused op for which element types, and which `fused_ops` lists its CPU
+kernel computes, with oneDNN off ("default") and on ("onednn"). A rule fires only if the
+contraction's device type (CPU when its `device` is empty, as Grappler's placer would put
+it; parsed from `/device:GPU:0`, or a legacy `/gpu:0`) registers the fused op for the
+element type, and the fused list is computed in the chosen setting; every node fused must
+be on the same device. `tf-remapper` uses the lists computed with oneDNN off AND on (a
+graph must run wherever it is loaded, and oneDNN's default depends on the machine): that
+excludes `_FusedDepthwiseConv2dNative` and `_FusedBatchNormEx`, whose CPU kernels produce
+nothing without oneDNN in TensorFlow 2.21. `tf-remapper-onednn` uses the oneDNN lists.
+
+**No duplicated work.** A fusion replaces its last op; the contraction (and the bias,
+before an activation) must have that op as their only use, as Grappler requires, or the
+contraction would run twice. Uses are seen only in the IR, so the rules are greedy-only.
+The FusedBatchNorm forms also need the BatchNorm's other results unused and
+is_training = false.
+
+The fused op gets the attributes its kernel reads: the contraction's own (bound one by
+one, so nothing the fused op's registry lacks is copied), `fused_ops`, `num_args`,
+`epsilon` (the BatchNorm's, else 0 as Grappler writes), `leakyrelu_alpha` (the
+LeakyRelu's `alpha`, else the default) and `_FusedConv2D`'s `num_host_args = 0`,
+`filter_format = "HWIO"`; the export derives `T` and `TArgs` from the operand types.
+Fused kernels sum in their own order and the BatchNorm is regrouped, so every rule is
+tagged "approx" (the soundness tests compare with a tolerance).
+"""
+
+from __future__ import annotations
+
+import re
+
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.records import constraints as C
+
+from ..checks import is_constant, pred
+from ..dsl import const_of, op, rule, type_of, var
+from ..rule import Rule
+from ..rule_sets import register_rule_set
+from .fused_kernels import COMPUTES, KERNELS
+
+x, w, b = var("x"), var("w"), var("b")
+scale, offset, mean, variance = var("scale"), var("offset"), var("mean"), var("variance")
+_APPROX = ("approx",)
+_ELEMENTS = {T.f16: "float16", T.bf16: "bfloat16", T.f32: "float32", T.f64: "float64"}
+_DEVICE = re.compile(r"(?:/device:([A-Za-z_]+):\d+|^/?([A-Za-z]+):\d+)$")
+_SAME_OR_VALID = C.str_enum("SAME", "VALID")
+_NHWC = A.StringAttr("NHWC")
+ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid")
+
+# ------------------------------------------------------------------ where the kernel exists
+
+
+def device_type(device: A.Attribute | None) -> str | None:
+    """The device type a node's `device` names: CPU when empty (the placer's default here),
+    None when it names none (a job or task only: the placer decides, so no fusion)."""
+    text = device.value if isinstance(device, A.StringAttr) else ""
+    if not text:
+        return "CPU"
+    found = _DEVICE.search(text)
+    return (found.group(1) or found.group(2)).upper() if found else None
+
+
+def _has_kernel(fused: str, devices: tuple[A.Attribute | None, ...], xt: T.Type) -> bool:
+    """Every fused node is on one device, whose type registers `fused` for x's elements."""
+    if any(d != devices[0] for d in devices[1:]):
+        return False
+    kind = device_type(devices[0])
+    return kind is not None and _ELEMENTS.get(T.element_type(xt)) in KERNELS.get(fused, {}).get(kind, ())
+
+
+def _single_use(*ops) -> bool:
+    """Each matched intermediate op's value is used once (by the next op of the fusion)."""
+    return all(sum(1 for r in o.results for _ in r.uses) == 1 for o in ops)
+
+
+def _no_activation_after(activations: tuple[str, ...]):
+    """A check on the last op of a fusion without activation: its value is not used only by
+    one of `activations` on its device, which the longer fusion takes instead (the greedy
+    driver meets the bias before the activation)."""
+    def fn(last) -> bool:
+        uses = list(last.results[0].uses)
+        if len(uses) != 1:
+            return True
+        user = uses[0]
+        return not (user.name.removeprefix("tf.") in activations and user.attr("device") == last.attr("device"))
+    return fn
+
+
+def _others_unused(bn) -> bool:
+    """Nothing reads a BatchNorm's statistics or reserve spaces."""
+    return all(not r.uses for r in bn.results[1:])
+
+
+def _channels(kind: str):
+    """A check: constant b is one value per output channel of the contraction with weights
+    of type wt, the channel being the output's last axis: a MatMul's columns (`option` is
+    its transpose_b), or a convolution's in NHWC (`option` is its data_format)."""
+    def fn(bias: A.Attribute, wt: T.Type, option: A.Attribute | None) -> bool:
+        if not isinstance(bias, A.DenseElementsAttr) or not isinstance(wt, T.RankedTensorType):
+            return False
+        shape = tuple(wt.shape)
+        if kind == "MatMul":
+            if len(shape) != 2:
+                return False
+            count = shape[0] if isinstance(option, A.IntegerAttr) and option.value else shape[1]
+        elif len(shape) != 4 or (option or _NHWC) != _NHWC:
+            return False
+        else:
+            count = shape[2] * shape[3] if kind == "DepthwiseConv2dNative" else shape[3]
+        return count >= 0 and tuple(bias.type.shape) == (count,) and bias.element_type is T.element_type(wt)
+    return fn
+
+
+def _same_layout(first: A.Attribute | None, second: A.Attribute | None) -> bool:
+    return (first or _NHWC) == (second or _NHWC)
+
+
+# ------------------------------------------------------------------ the contractions
+
+
+def _contraction(kind: str):
+    """(source pattern of the contraction, attributes of the fused op copied from it)."""
+    if kind == "MatMul":
+        names = ("transpose_a", "transpose_b")
+    elif kind == "Conv2D":
+        names = ("strides", "padding", "explicit_paddings", "data_format", "dilations", "use_cudnn_on_gpu")
+    else:  # _FusedDepthwiseConv2dNative has no explicit_paddings: EXPLICIT padding is not fused
+        names = ("strides", "padding", "data_format", "dilations")
+    bound = {n: var(f"c_{n}") for n in names}
+    if kind == "DepthwiseConv2dNative":
+        bound["padding"] = var("c_padding", _SAME_OR_VALID)
+    source = op(f"tf.{kind}", x, w, device=var("d_c"), **bound).bind("c")
+    extra = {"num_host_args": A.IntegerAttr(0, T.i64), "filter_format": A.StringAttr("HWIO")} \
+        if kind == "Conv2D" else {}
+    return source, {**bound, **extra}
+
+
+def _fused_attrs(fused_ops: tuple[str, ...], num_args: int, epsilon, alpha) -> dict:
+    return {"fused_ops": A.ArrayAttr(tuple(A.StringAttr(s) for s in fused_ops)),
+            "num_args": A.IntegerAttr(num_args, T.i64),
+            "epsilon": epsilon if epsilon is not None else A.FloatAttr(0.0, T.f32),
+            "leakyrelu_alpha": alpha if alpha is not None else A.FloatAttr(0.2, T.f32)}
+
+
+def _activation(name: str, inner):
+    """The activation op over `inner`; LeakyRelu's slope is bound to become leakyrelu_alpha."""
+    attrs = {"alpha": var("alpha")} if name == "LeakyRelu" else {}
+    return op(f"tf.{name}", inner, device=var("d_act"), **attrs).bind("act")
+
+
+def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
+    """Contraction + BiasAdd (or a per-channel AddV2) (+ activation) into the fused op."""
+    fused = "_FusedConv2D" if kind == "Conv2D" else f"_Fused{kind}"
+    made = []
+    for adder in ("BiasAdd", "AddV2"):
+        for act in (None, *ACTIVATIONS):
+            fused_ops = ("BiasAdd",) if act is None else ("BiasAdd", act)
+            if fused_ops not in computes:
+                continue
+            contraction, copied = _contraction(kind)
+            if adder == "BiasAdd":
+                add = op("tf.BiasAdd", contraction, b, data_format=var("b_fmt"), device=var("d_b")).bind("add")
+            else:
+                add = op("tf.AddV2", contraction, b, device=var("d_b")).bind("add")
+            source = add if act is None else _activation(act, add)
+            attrs = {**copied, **_fused_attrs(fused_ops, 1, None, var("alpha") if act == "LeakyRelu" else None)}
+            devices = ("d_c", "d_b") + (() if act is None else ("d_act",))
+            where = [pred(f"the device has a {fused} kernel for x's type",
+                          lambda *a, f=fused: _has_kernel(f, a[:-1], a[-1]), *map(var, devices), type_of("x")),
+                     pred("the contraction's value has one use", _single_use, var("c"))]
+            if act is not None:
+                where.append(pred("the bias's value has one use", _single_use, var("add")))
+            else:
+                where.append(pred("no fusable activation follows", _no_activation_after(
+                    tuple(f[1] for f in computes if len(f) == 2 and f[0] == "BiasAdd")), var("add")))
+            if adder == "BiasAdd" and kind != "MatMul":  # a matrix's channel is its last axis in both
+                where.append(pred("the BiasAdd's layout is the contraction's", _same_layout, var("b_fmt"),
+                                  var("c_data_format")))
+            elif adder == "AddV2":
+                where += [is_constant(b),
+                          pred("b is one constant per output channel (the last axis)", _channels(kind), const_of("b"),
+                               type_of("w"), var("c_transpose_b" if kind == "MatMul" else "c_data_format"))]
+            name = f"{kind.lower()}-{adder.lower()}" + ("" if act is None else f"-{act.lower()}") + suffix
+            what = f"{kind} then {'a per-channel AddV2 of a constant' if adder == 'AddV2' else 'BiasAdd'}" + (
+                "" if act is None else f" then {act}")
+            made.append(rule(name, source, op(f"tf.{fused}", x, w, [b], device=var("d_c"), **attrs),
+                             where=where, tags=_APPROX, commutative=adder == "AddV2",
+                             doc=f"{what} is {fused} with fused_ops = {list(fused_ops)}, on a device with its "
+                                 "kernel, when each intermediate value has one use"))
+    return made
+
+
+def _batch_norm_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
+    """Conv2D + inference FusedBatchNorm (V1-V3) (+ activation) into _FusedConv2D."""
+    made = []
+    for version, results in (("", 5), ("V2", 5), ("V3", 6)):
+        for act in (None, *ACTIVATIONS):
+            fused_ops = ("FusedBatchNorm",) if act is None else ("FusedBatchNorm", act)
+            if fused_ops not in computes:
+                continue
+            contraction, copied = _contraction("Conv2D")
+            bn = op(f"tf.FusedBatchNorm{version}", contraction, scale, offset, mean, variance,
+                    is_training=A.BoolAttr(False), epsilon=var("eps"), data_format=var("bn_fmt"),
+                    device=var("d_b")).bind("bn")
+            source = bn if act is None else _activation(act, bn[0])
+            attrs = {**copied, **_fused_attrs(fused_ops, 4, var("eps"), var("alpha") if act == "LeakyRelu" else None)}
+            devices = ("d_c", "d_b") + (() if act is None else ("d_act",))
+            fused = op("tf._FusedConv2D", x, w, [scale, offset, mean, variance], device=var("d_c"), **attrs)
+            where = [pred("the device has a _FusedConv2D kernel for x's type",
+                          lambda *a: _has_kernel("_FusedConv2D", a[:-1], a[-1]), *map(var, devices), type_of("x")),
+                     pred("the Conv2D's value has one use", _single_use, var("c")),
+                     pred("the BatchNorm's statistics are unused", _others_unused, var("bn")),
+                     pred("the BatchNorm's layout is the Conv2D's", _same_layout, var("bn_fmt"),
+                          var("c_data_format"))]
+            if act is not None:
+                where.append(pred("y has one use", lambda o: len(o.results[0].uses) == 1, var("bn")))
+            else:
+                where.append(pred("no fusable activation follows", _no_activation_after(
+                    tuple(f[1] for f in computes if len(f) == 2 and f[0] == "FusedBatchNorm")), var("bn")))
+            unused = (mean, variance, mean, variance, mean)[:results - 1]  # never read (checked)
+            name = f"conv2d-fusedbatchnorm{version.lower()}" + ("" if act is None else f"-{act.lower()}") + suffix
+            made.append(rule(name, source, (fused, *unused) if act is None else fused, where=where, tags=_APPROX,
+                             doc=f"Conv2D then inference FusedBatchNorm{version}" + (
+                                 "" if act is None else f" then {act}") + f" is _FusedConv2D with fused_ops = "
+                             f"{list(fused_ops)}, when the BatchNorm's statistics are unused"))
+    return made
+
+
+def _batch_norm_ex_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
+    """Act(FusedBatchNormV3(x, ...)) in inference into _FusedBatchNormEx."""
+    made = []
+    for (mode,) in computes:
+        if mode not in ACTIVATIONS:
+            continue
+        bn = op("tf.FusedBatchNormV3", x, scale, offset, mean, variance, is_training=A.BoolAttr(False),
+                epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
+                device=var("d_b")).bind("bn")
+        source = op(f"tf.{mode}", bn, device=var("d_act")).bind("act")
+        fused = op("tf._FusedBatchNormEx", x, scale, offset, mean, variance, [], is_training=A.BoolAttr(False),
+                   epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
+                   activation_mode=A.StringAttr(mode), num_side_inputs=A.IntegerAttr(0, T.i64),
+                   device=var("d_b"), types=[type_of("act"), type_of("scale"), type_of("scale"), type_of("scale"),
+                                             type_of("scale"), type_of("scale")])
+        made.append(rule(f"fusedbatchnormv3-{mode.lower()}{suffix}", source, fused[0], where=[
+            pred("the device has a _FusedBatchNormEx kernel for x's type",
+                 lambda d1, d2, xt: _has_kernel("_FusedBatchNormEx", (d1, d2), xt), var("d_b"), var("d_act"),
+                 type_of("x")),
+            pred("the BatchNorm's statistics are unused and y has one use",
+                 lambda o: _others_unused(o) and len(o.results[0].uses) == 1, var("bn"))],
+            tags=_APPROX, doc=f"{mode}(FusedBatchNormV3(x)) in inference is _FusedBatchNormEx with activation_mode "
+                              f"= {mode}, when the BatchNorm's statistics are unused"))
+    return made
+
+
+def rules(setting: str) -> list[Rule]:
+    """Every fusion whose kernel computes in `setting` ("portable": oneDNN off and on)."""
+    suffix = "" if setting == "portable" else f"-{setting}"
+
+    def lists(fused: str) -> tuple[tuple[str, ...], ...]:
+        if setting == "portable":
+            return tuple(f for f in COMPUTES["default"][fused] if f in COMPUTES["onednn"][fused])
+        return COMPUTES[setting][fused]
+    return [*_bias_rules("Conv2D", lists("_FusedConv2D"), suffix),
+            *_bias_rules("DepthwiseConv2dNative", lists("_FusedDepthwiseConv2dNative"), suffix),
+            *_bias_rules("MatMul", lists("_FusedMatMul"), suffix),
+            *_batch_norm_rules(lists("_FusedConv2D"), suffix),
+            *_batch_norm_ex_rules(lists("_FusedBatchNormEx"), suffix)]
+
+
+RULES = rules("portable")
+ONEDNN_RULES = rules("onednn")
+
+register_rule_set("tf-remapper", (), "Grappler's remapper: contraction + bias / BatchNorm (+ activation) "
+                  "into TensorFlow's fused kernels, where the device has one computing it with oneDNN on and off",
+                  greedy_rules=RULES)
+register_rule_set("tf-remapper-onednn", (), "tf-remapper's fusions for TensorFlow with oneDNN on "
+                  "(TF_ENABLE_ONEDNN_OPTS=1): also _FusedDepthwiseConv2dNative, _FusedBatchNormEx, Gelu",
+                  greedy_rules=ONEDNN_RULES)
