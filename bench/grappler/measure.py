@@ -21,6 +21,8 @@ import collections
 import os
 import time
 from pathlib import Path
+import numpy as np
+
 import egraft_side
 import tf_side
 from models import Model
@@ -30,6 +32,22 @@ SEEDS = (0, 1, 2)
 
 def _graph_of(pb: Path):
     return tf_side.graph_pb2.GraphDef.FromString(pb.read_bytes())
+
+
+def _error_text(message: str) -> str:
+    """TF's error without its 'Graph execution error:' heading and '[[{{node ..}}]]' trailer."""
+    lines = [line.strip() for line in message.splitlines()]
+    kept = [line for line in lines if line and line != "Graph execution error:" and not line.startswith("[[")]
+    return (kept[-1] if kept else message.strip())[:300]
+
+
+def _tolerance_used(expected, actual) -> float:
+    """max |actual - expected| / (atol + rtol |actual|), as np.allclose measures: above 1 fails."""
+    a, b = np.asarray(expected), np.asarray(actual)
+    if a.shape != b.shape or a.dtype.kind not in "fc" or b.dtype.kind not in "fc":
+        return 0.0
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    return float(np.nanmax(np.abs(b - a) / (tf_side.ATOL + tf_side.RTOL * np.abs(b)), initial=0.0))
 
 
 def equivalence(original, runners: dict, candidates: dict, feeds: list[dict], fetches: list[str]) -> dict:
@@ -49,22 +67,23 @@ def equivalence(original, runners: dict, candidates: dict, feeds: list[dict], fe
             continue
         pairs = [(a, b) for a, b in ((tf_side.logits_of(original, f), tf_side.logits_of(graph, f))
                                      for f in fetches) if a is not None and b is not None]
-        ok, worst = True, 0.0
+        ok, worst, used = True, 0.0, 0.0
         for seed in SEEDS:  # the last seed leaves optional feeds out: their defaults must still be there
             feed = tf_side.random_feeds(feeds, seed, omit_optional=seed == SEEDS[-1])
             expected = base.run(tensors + [a for a, _ in pairs], feed)
             try:
                 actual = runner.run(tensors + [b for _, b in pairs], feed)
             except tf_side.tf.errors.OpError as err:  # TF rejects the graph it was given: a finding
-                report[name] = {"ok": False, "max_abs": float("inf"), "logits": [],
-                                "error": err.message.strip().splitlines()[0]}
+                report[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "error": _error_text(err.message)}
                 break
             for a, b in zip(expected, actual):
                 same, diff = tf_side.agree(a, b)
                 ok &= same
                 worst = max(worst, diff)
+                used = max(used, _tolerance_used(a, b))
         else:
-            report[name] = {"ok": ok, "max_abs": worst, "logits": [f"{a} ~ {b}" for a, b in pairs]}
+            report[name] = {"ok": ok, "max_abs": worst, "tolerance_used": used,
+                            "logits": [f"{a} ~ {b}" for a, b in pairs]}
     return report
 
 

@@ -27,8 +27,9 @@ def _equiv(entry: dict | None) -> str:
         return "MISSING " + ", ".join(entry["missing"])
     if entry.get("error"):
         return "TF ERROR"
+    used = entry.get("tolerance_used")
     return ("equal" if entry["ok"] else "**DIFFERENT**") + f" ({entry['max_abs']:.0e}" + \
-        (", +logits)" if entry["logits"] else ")")
+        (f", {used:.2f} tol" if used is not None else "") + (", +logits)" if entry["logits"] else ")")
 
 
 def short_diff(diff: dict[str, int], top: int = 6) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import shlex
 import statistics
@@ -125,6 +126,10 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
         f"Machine: {platform.machine()}, 2 cores shared with the other engineers, TensorFlow "
         f"{tf_side.tf.__version__}. Load (`uptime`) at the start: `{load[0]}`; at the end: `{load[-1]}`. "
         f"{spread}. Wall times are inflated by it: the CPU times are the figures to compare.", "",
+        f"TensorFlow's oneDNN optimizations {settings['onednn']} (`TF_ENABLE_ONEDNN_OPTS`, for Grappler and the "
+        f"sessions; `--onednn`). This build's default is off; on, Grappler's remapper makes `_FusedConv2D` of "
+        f"a Conv2D, its folded BatchNorm's add and the activation (and `_MklSwish`), which gives the issue's "
+        f"figures (mobilenetv2 1053 -> 256; off: 299, no fusion).", "",
         f"* Grappler: default meta-optimizer (`tf_optimizer.OptimizeGraph`, fetches in `train_op`, feeds in a "
         f"serving signature, every node placed on CPU); median of {settings['repeat']} calls after a warm-up "
         f"call, CPU = `process_time` of the call (Grappler's threads included).",
@@ -159,11 +164,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each optimizer (after a warm-up)")
     ap.add_argument("--runs", type=int, default=50, help="timed inference rounds")
     ap.add_argument("--timeout", type=float, default=900, help="seconds for each egraft process")
+    ap.add_argument("--onednn", choices=("on", "off"), default="on",
+                    help="TF_ENABLE_ONEDNN_OPTS for Grappler and the sessions (default on: the issue's Grappler "
+                         "figures, its remapper's oneDNN fusions; this TensorFlow build's own default is off)")
     ap.add_argument("--pipeline", help="run the older comparison of this egraft pipeline instead")
     ap.add_argument("--form", choices=("tf_executor", "tfg", "grappler"), default="tf_executor",
                     help="with --pipeline: the dialect the pipeline runs on")
     args = ap.parse_args(argv)
     names = [*args.names, *(n for n in args.models.split(",") if n)]
+    if "tensorflow" in sys.modules:
+        raise RuntimeError("TF_ENABLE_ONEDNN_OPTS must be set before TensorFlow is imported")
+    os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1" if args.onednn == "on" else "0"
     if args.pipeline:
         return run_pipeline_comparison(args, names)
 
@@ -180,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options}
+    settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
+                "onednn": args.onednn}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
     kept = [r for r in previous if r["model"] not in names]
     notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
