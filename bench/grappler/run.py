@@ -115,6 +115,13 @@ def _commit() -> str:
     return head[:100] + ("…" if len(head) > 100 else "")
 
 
+def _uncommitted() -> list[str]:
+    """Tracked files changed in the checkout (others' work in progress runs too: it is shared)."""
+    status = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                            capture_output=True, text=True).stdout
+    return [line[3:] for line in status.splitlines()]
+
+
 def _header(argv: list[str], settings: dict, load: list[str], results: list[dict]) -> str:
     import tf_side
 
@@ -122,7 +129,9 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
     spread = f"1-minute load average during the models: {min(loads):.1f} to {max(loads):.1f}" if loads else ""
     return "\n".join([
         "# `-tf-grappler` against Grappler (issue #12, Measured)", "",
-        f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{_commit()}`.",
+        f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{_commit()}`"
+        + (f", with uncommitted changes to {', '.join(f'`{p}`' for p in settings['uncommitted'])}."
+           if settings["uncommitted"] else "."),
         f"Machine: {platform.machine()}, 2 cores shared with the other engineers, TensorFlow "
         f"{tf_side.tf.__version__}. Load (`uptime`) at the start: `{load[0]}`; at the end: `{load[-1]}`. "
         f"{spread}. Wall times are inflated by it: the CPU times are the figures to compare.", "",
@@ -192,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
-                "onednn": args.onednn}
+                "onednn": args.onednn, "uncommitted": _uncommitted()}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
     kept = [r for r in previous if r["model"] not in names]
     notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
