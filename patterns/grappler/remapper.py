@@ -37,7 +37,8 @@ The fused op gets the attributes its kernel reads: the contraction's own (bound 
 one, so nothing the fused op's registry lacks is copied), `fused_ops`, `num_args`,
 `epsilon` (the BatchNorm's, else 0 as Grappler writes), `leakyrelu_alpha` (the
 LeakyRelu's `alpha`, else the default) and `_FusedConv2D`'s `num_host_args = 0`,
-`filter_format = "HWIO"`; the export derives `T` and `TArgs` from the operand types.
+`filter_format = "HWIO"`; the export derives `T` and `TArgs` from the operand types. It
+takes the last op's device and GraphDef node name (`_mlir_name`), as Grappler's does.
 Fused kernels sum in their own order and the BatchNorm is regrouped, so every rule is
 tagged "approx" (the soundness tests compare with a tolerance).
 """
@@ -63,6 +64,7 @@ _ELEMENTS = {T.f16: "float16", T.bf16: "bfloat16", T.f32: "float32", T.f64: "flo
 _DEVICE = re.compile(r"(?:/device:([A-Za-z_]+):\d+|^/?([A-Za-z]+):\d+)$")
 _SAME_OR_VALID = C.str_enum("SAME", "VALID")
 _NHWC = A.StringAttr("NHWC")
+_NAME = var("root_name")
 ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid")
 
 # ------------------------------------------------------------------ where the kernel exists
@@ -71,16 +73,21 @@ ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid")
 def device_type(device: A.Attribute | None) -> str | None:
     """The device type a node's `device` names: CPU when empty (the placer's default here),
     None when it names none (a job or task only: the placer decides, so no fusion)."""
-    text = device.value if isinstance(device, A.StringAttr) else ""
+    text = _device(device)
     if not text:
         return "CPU"
     found = _DEVICE.search(text)
     return (found.group(1) or found.group(2)).upper() if found else None
 
 
+def _device(device: A.Attribute | None) -> str:
+    """A node's `device` as text (absent, as on ops other rules built, is empty)."""
+    return device.value if isinstance(device, A.StringAttr) else ""
+
+
 def _has_kernel(fused: str, devices: tuple[A.Attribute | None, ...], xt: T.Type) -> bool:
     """Every fused node is on one device, whose type registers `fused` for x's elements."""
-    if any(d != devices[0] for d in devices[1:]):
+    if any(_device(d) != _device(devices[0]) for d in devices[1:]):
         return False
     kind = device_type(devices[0])
     return kind is not None and _ELEMENTS.get(T.element_type(xt)) in KERNELS.get(fused, {}).get(kind, ())
@@ -100,7 +107,7 @@ def _no_activation_after(activations: tuple[str, ...]):
         if len(uses) != 1:
             return True
         user = uses[0]
-        return not (user.name.removeprefix("tf.") in activations and user.attr("device") == last.attr("device"))
+        return not (user.name.removeprefix("tf.") in activations and _device(user.attr("device")) == _device(last.attr("device")))
     return fn
 
 
@@ -110,13 +117,19 @@ def _others_unused(bn) -> bool:
 
 
 def _channels(kind: str):
-    """A check: constant b is one value per output channel of the contraction with weights
-    of type wt, the channel being the output's last axis: a MatMul's columns (`option` is
-    its transpose_b), or a convolution's in NHWC (`option` is its data_format)."""
-    def fn(bias: A.Attribute, wt: T.Type, option: A.Attribute | None) -> bool:
-        if not isinstance(bias, A.DenseElementsAttr) or not isinstance(wt, T.RankedTensorType):
+    """A check: constant b is one value per output channel of the contraction, the channel
+    being the output's last axis: a MatMul's columns (`option` is its transpose_b), or a
+    convolution's in NHWC (`option` is its data_format). The weights' shape comes from
+    their constant (`wc`; GraphDef imports type values unranked) or else their type."""
+    def fn(bias: A.Attribute, wc: A.Attribute | None, wt: T.Type, option: A.Attribute | None) -> bool:
+        if isinstance(wc, A.DenseElementsAttr):
+            shape = tuple(wc.type.shape)
+        elif isinstance(wt, T.RankedTensorType):
+            shape = tuple(wt.shape)
+        else:
             return False
-        shape = tuple(wt.shape)
+        if not isinstance(bias, A.DenseElementsAttr):
+            return False
         if kind == "MatMul":
             if len(shape) != 2:
                 return False
@@ -125,7 +138,7 @@ def _channels(kind: str):
             return False
         else:
             count = shape[2] * shape[3] if kind == "DepthwiseConv2dNative" else shape[3]
-        return count >= 0 and tuple(bias.type.shape) == (count,) and bias.element_type is T.element_type(wt)
+        return count >= 0 and tuple(bias.type.shape) == (count,)
     return fn
 
 
@@ -160,10 +173,16 @@ def _fused_attrs(fused_ops: tuple[str, ...], num_args: int, epsilon, alpha) -> d
             "leakyrelu_alpha": alpha if alpha is not None else A.FloatAttr(0.2, T.f32)}
 
 
+def _root_name(is_root: bool) -> dict:
+    """The last op's GraphDef node name (`_mlir_name`, when imported), bound so that the
+    fused node takes it, as Grappler's does: its consumers and a fetch still find it."""
+    return {"_mlir_name": _NAME} if is_root else {}
+
+
 def _activation(name: str, inner):
     """The activation op over `inner`; LeakyRelu's slope is bound to become leakyrelu_alpha."""
     attrs = {"alpha": var("alpha")} if name == "LeakyRelu" else {}
-    return op(f"tf.{name}", inner, device=var("d_act"), **attrs).bind("act")
+    return op(f"tf.{name}", inner, device=var("d_act"), _mlir_name=_NAME, **attrs).bind("act")
 
 
 def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
@@ -177,9 +196,10 @@ def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -
                 continue
             contraction, copied = _contraction(kind)
             if adder == "BiasAdd":
-                add = op("tf.BiasAdd", contraction, b, data_format=var("b_fmt"), device=var("d_b")).bind("add")
+                add = op("tf.BiasAdd", contraction, b, data_format=var("b_fmt"), device=var("d_b"),
+                         **_root_name(act is None)).bind("add")
             else:
-                add = op("tf.AddV2", contraction, b, device=var("d_b")).bind("add")
+                add = op("tf.AddV2", contraction, b, device=var("d_b"), **_root_name(act is None)).bind("add")
             source = add if act is None else _activation(act, add)
             attrs = {**copied, **_fused_attrs(fused_ops, 1, None, var("alpha") if act == "LeakyRelu" else None)}
             devices = ("d_c", "d_b") + (() if act is None else ("d_act",))
@@ -197,11 +217,12 @@ def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -
             elif adder == "AddV2":
                 where += [is_constant(b),
                           pred("b is one constant per output channel (the last axis)", _channels(kind), const_of("b"),
-                               type_of("w"), var("c_transpose_b" if kind == "MatMul" else "c_data_format"))]
+                               const_of("w"), type_of("w"), var("c_transpose_b" if kind == "MatMul" else "c_data_format"))]
             name = f"{kind.lower()}-{adder.lower()}" + ("" if act is None else f"-{act.lower()}") + suffix
             what = f"{kind} then {'a per-channel AddV2 of a constant' if adder == 'AddV2' else 'BiasAdd'}" + (
                 "" if act is None else f" then {act}")
-            made.append(rule(name, source, op(f"tf.{fused}", x, w, [b], device=var("d_c"), **attrs),
+            made.append(rule(name, source, op(f"tf.{fused}", x, w, [b], device=var("d_c"), _mlir_name=_NAME,
+                                                        **attrs),
                              where=where, tags=_APPROX, commutative=adder == "AddV2",
                              doc=f"{what} is {fused} with fused_ops = {list(fused_ops)}, on a device with its "
                                  "kernel, when each intermediate value has one use"))
@@ -219,11 +240,12 @@ def _batch_norm_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> lis
             contraction, copied = _contraction("Conv2D")
             bn = op(f"tf.FusedBatchNorm{version}", contraction, scale, offset, mean, variance,
                     is_training=A.BoolAttr(False), epsilon=var("eps"), data_format=var("bn_fmt"),
-                    device=var("d_b")).bind("bn")
+                    device=var("d_b"), **_root_name(act is None)).bind("bn")
             source = bn if act is None else _activation(act, bn[0])
             attrs = {**copied, **_fused_attrs(fused_ops, 4, var("eps"), var("alpha") if act == "LeakyRelu" else None)}
             devices = ("d_c", "d_b") + (() if act is None else ("d_act",))
-            fused = op("tf._FusedConv2D", x, w, [scale, offset, mean, variance], device=var("d_c"), **attrs)
+            fused = op("tf._FusedConv2D", x, w, [scale, offset, mean, variance], device=var("d_c"),
+                       _mlir_name=_NAME, **attrs)
             where = [pred("the device has a _FusedConv2D kernel for x's type",
                           lambda *a: _has_kernel("_FusedConv2D", a[:-1], a[-1]), *map(var, devices), type_of("x")),
                      pred("the Conv2D's value has one use", _single_use, var("c")),
@@ -253,11 +275,11 @@ def _batch_norm_ex_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> 
         bn = op("tf.FusedBatchNormV3", x, scale, offset, mean, variance, is_training=A.BoolAttr(False),
                 epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
                 device=var("d_b")).bind("bn")
-        source = op(f"tf.{mode}", bn, device=var("d_act")).bind("act")
+        source = op(f"tf.{mode}", bn, device=var("d_act"), _mlir_name=_NAME).bind("act")
         fused = op("tf._FusedBatchNormEx", x, scale, offset, mean, variance, [], is_training=A.BoolAttr(False),
                    epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
                    activation_mode=A.StringAttr(mode), num_side_inputs=A.IntegerAttr(0, T.i64),
-                   device=var("d_b"), types=[type_of("act"), type_of("scale"), type_of("scale"), type_of("scale"),
+                   device=var("d_b"), _mlir_name=_NAME, types=[type_of("act"), type_of("scale"), type_of("scale"), type_of("scale"),
                                              type_of("scale"), type_of("scale")])
         made.append(rule(f"fusedbatchnormv3-{mode.lower()}{suffix}", source, fused[0], where=[
             pred("the device has a _FusedBatchNormEx kernel for x's type",
