@@ -74,6 +74,7 @@ _BUILTIN = {
     "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
     "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
     "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
+    "tf-arithmetic": "egraft.patterns.grappler.arithmetic",
 }
 
 

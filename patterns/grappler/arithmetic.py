@@ -295,8 +295,9 @@ CASTS = [
 # ------------------------------------------------------------------ unary ops hoisted out of Concat
 
 #: Elementwise unary ops hoisted out of ConcatV2 (Grappler hoists any chain of elementwise
-#: unary ops; these are the ones the interpreter evaluates that models put before a concat).
-HOISTED_UNARY = ("tf.Relu", "tf.Relu6", "tf.Sigmoid", "tf.Tanh", "tf.Neg", "tf.Abs")
+#: unary ops; these are the ones with an op record, which the e-graph needs to build them,
+#: and an evaluator: Tanh and Abs have no record yet).
+HOISTED_UNARY = ("tf.Relu", "tf.Relu6", "tf.Sigmoid", "tf.Neg", "tf.Square")
 #: Concats of up to this many values (inception's mixed blocks concatenate 2 to 4 branches).
 MAX_CONCAT = 4
 
