@@ -127,8 +127,11 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
         graphs["egraft"] = _graph_of(ours_pb)
     counts = {name: histogram(g) for name, g in graphs.items()}
     result["nodes"] = {name: len(g.node) for name, g in graphs.items()}
+    result["histogram"] = {name: dict(c.most_common()) for name, c in counts.items()}
     result["histogram_diff"] = {name: histogram_diff(counts["original"], counts[name]) for name in graphs
                                 if name != "original"}
+    if "egraft" in counts:  # what egraft's graph has that Grappler's has not, and the reverse
+        result["histogram_diff"]["egraft_vs_grappler"] = histogram_diff(counts["grappler"], counts["egraft"])
 
     runners = {name: tf_side.Runner(g) for name, g in graphs.items()}
     try:

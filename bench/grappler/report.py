@@ -32,13 +32,19 @@ def _equiv(entry: dict | None) -> str:
         (f", {used:.2f} tol" if used is not None else "") + (", +logits)" if entry["logits"] else ")")
 
 
-def short_diff(diff: dict[str, int], top: int = 6) -> str:
-    """``Identity -263, Const -200, _FusedConv2D +35, +3 more``."""
-    if not diff:
-        return "none"
-    items = [f"{op} {n:+d}" for op, n in list(diff.items())[:top]]
-    rest = len(diff) - top
-    return ", ".join(items) + (f", {rest} more" if rest > 0 else "")
+def _top(items: list[tuple[str, int]], top: int) -> str:
+    text = ", ".join(f"{n:+d} {op}" for op, n in items[:top])
+    return text + (f" ({len(items) - top} more)" if len(items) > top else "")
+
+
+def short_diff(diff: dict[str, int] | None, first_sign: int = -1, top: tuple[int, int] = (5, 4)) -> str:
+    """The largest changes of one sign, then of the other (``first_sign`` -1: removals first):
+    ``-262 Identity, -195 Const (3 more) / +25 _FusedConv2D``."""
+    if diff is None:
+        return "–"
+    first = [(op, n) for op, n in diff.items() if n * first_sign > 0]
+    second = [(op, n) for op, n in diff.items() if n * first_sign < 0]
+    return " / ".join(p for p in (_top(first, top[0]), _top(second, top[1])) if p) or "none"
 
 
 def targets(r: dict) -> dict[str, bool | None]:
@@ -78,10 +84,12 @@ def tables(results: list[dict], pending: list[str]) -> str:
         "| inference ms: original / Grappler / egraft (egraft÷Grappler, paired) | inference ≤ |",
         "|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---|---|---|",
         *(_row(r) for r in results),
-        "", "Op histogram change against the original (negative: removed; the 6 largest changes):", "",
-        "| model | Grappler | egraft `-tf-grappler` |", "|---|---|---|",
+        "", "Op histogram change against the original: the 5 largest removals / the 4 largest additions:", "",
+        "| model | Grappler | egraft `-tf-grappler` | egraft's graph against Grappler's (+: egraft has more) |",
+        "|---|---|---|---|",
         *(f"| {r['model']} | {short_diff(r['histogram_diff']['grappler'])} | "
-          f"{short_diff(r['histogram_diff']['egraft']) if 'egraft' in r['histogram_diff'] else '–'} |"
+          f"{short_diff(r['histogram_diff'].get('egraft'))} | "
+          f"{short_diff(r['histogram_diff'].get('egraft_vs_grappler'), +1, (6, 3))} |"
           for r in results),
     ]
     missed = {key: [r["model"] for r in results if targets(r)[key] is False]
