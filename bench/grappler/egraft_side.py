@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import statistics
 import subprocess
@@ -119,12 +120,23 @@ def egraft_opt() -> str:
     return str(script) if script.exists() else "egraft-opt"
 
 
+REPORT_LINE = re.compile(r"remark: (?P<family>[^:]+): Graph size after: (?P<nodes>\d+) nodes \((?P<change>[+-]\d+)\), "
+                         r"time = (?P<ms>\d+)ms")
+
+
+def family_report(stderr: str) -> list[dict]:
+    """The pass's report lines (``report=true``): family, nodes after, change, milliseconds."""
+    return [{"family": m["family"], "nodes": int(m["nodes"]), "change": int(m["change"]), "ms": int(m["ms"])}
+            for m in map(REPORT_LINE.search, stderr.splitlines()) if m]
+
+
 def time_egraft_opt(pb: Path, inputs: Sequence[str], fetches: Sequence[str], options: str, out: Path,
                     timeout: float) -> dict:
-    """``egraft-opt PB --tf-input-arrays=.. --tf-output-arrays=.. -tf-grappler -o OUT``: wall and
-    CPU seconds of the whole process; or ``error``."""
+    """``egraft-opt PB --tf-input-arrays=.. --tf-output-arrays=.. -tf-grappler="report=true .." -o OUT``:
+    wall and CPU seconds of the whole process and the pass's report lines; or ``error``.
+    ``report=true`` only prints what the pass measures anyway (the node count after each family)."""
     argv = [egraft_opt(), str(pb), f"--tf-output-arrays={','.join(fetches)}",
-            "-tf-grappler" + (f"={options}" if options else ""), "-o", str(out)]
+            f"-tf-grappler={' '.join(['report=true', *options.split()])}", "-o", str(out)]
     if inputs:
         argv.insert(2, f"--tf-input-arrays={','.join(inputs)}")
     try:
@@ -133,7 +145,7 @@ def time_egraft_opt(pb: Path, inputs: Sequence[str], fetches: Sequence[str], opt
         return {"error": f"timed out after {timeout:.0f} s", "argv": argv}
     if proc.returncode:
         return {"error": _failure(proc), "argv": argv}
-    return {"wall_s": wall, "cpu_s": cpu, "argv": argv}
+    return {"wall_s": wall, "cpu_s": cpu, "argv": argv, "report": family_report(proc.stderr)}
 
 
 def _child(argv: list[str]) -> int:

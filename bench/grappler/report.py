@@ -76,6 +76,24 @@ def _row(r: dict) -> str:
             f"| {' / '.join(ms)}{ratio} | {_mark(t['inference'])} |")
 
 
+def family_table(results: list[dict]) -> list[str]:
+    """egraft's report lines summed over the rounds: per family, nodes removed and milliseconds."""
+    sums: dict[str, dict[str, list[int]]] = {}
+    for r in results:
+        per = sums.setdefault(r["model"], {})
+        for line in r["egraft_opt"].get("report", []):
+            change, ms = per.setdefault(line["family"], [0, 0])
+            per[line["family"]] = [change + line["change"], ms + line["ms"]]
+    families = list(dict.fromkeys(f for per in sums.values() for f in per))
+    if not families:
+        return []
+    return ["egraft's families (`report=true` lines of the egraft-opt run, summed over its rounds): node change, "
+            "milliseconds:", "",
+            "| model | " + " | ".join(families) + " |", "|---|" + "---:|" * len(families),
+            *(f"| {model} | " + " | ".join(f"{per[f][0]:+d}, {per[f][1]} ms" if f in per else "–" for f in families)
+              + " |" for model, per in sums.items())]
+
+
 def tables(results: list[dict], pending: list[str]) -> str:
     """The targets table, the histogram table and what failed or did not run."""
     lines = [
@@ -92,6 +110,7 @@ def tables(results: list[dict], pending: list[str]) -> str:
           f"{short_diff(r['histogram_diff'].get('egraft_vs_grappler'), +1, (6, 3))} |"
           for r in results),
     ]
+    lines += ["", *family_table(results)]
     missed = {key: [r["model"] for r in results if targets(r)[key] is False]
               for key in ("nodes", "outputs", "time", "inference")}
     met = sum(all(targets(r).values()) for r in results)
