@@ -71,6 +71,8 @@ FAMILIES = (
     Family("pruning", "model pruner"),
     Family("constant-folding", "constant folding", ("tf-constant-folding",), default=False),
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), default=False),
+    Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy",
+           default=False),
     Family("dependency", "dependency optimizer", ("grappler-dependency",), "egraft.patterns.grappler.dependency",
            "greedy"),
 )

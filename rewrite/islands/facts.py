@@ -224,6 +224,34 @@ def signatures(nodes: GraphNodes) -> dict[int, tuple[str, int]]:
     return {n: (text[k], int(text[len(islands) + k])) for k, n in enumerate(islands)}
 
 
+@dataclass
+class PortDeadness:
+    """What the deadness analysis says about a port of the Switches on one predicate."""
+
+    dead: set[int]           # nodes whose inputs carry the port's atom (see `port_deadness`)
+    predicate_live: bool     # the predicate's producer has no atom: it is never dead
+
+
+def port_deadness(nodes: GraphNodes, ports: list[tuple[Value, int]]) -> list[PortDeadness]:
+    """Per ``(predicate, r)``: the nodes whose inputs carry the deadness atom of port ``r`` of
+    the Switches on ``predicate`` (a value produced in the block), read off the same ``din``
+    analysis the grouping keys on, and whether the predicate's producer is never dead (its
+    ``din`` is empty: nothing upstream is a Switch port or a barrier of its own).  Where the
+    predicate never selects ``r``, each of those nodes but a Merge (which only needs one live
+    input) is always dead: a node is dead when any input is.  Atoms are compared as egglog
+    prints them (both extracted from one e-graph, so an e-class prints one way)."""
+    if not ports:
+        return []
+    eg, _, _, _ = _saturated(nodes, False)
+    refs = [(nodes.index[v.owner_op], v.index) for v, _ in ports]  # type: ignore[index]
+    out = eg.run_commands([f"(extract (SwA (IV {p} {q}) {r}))" for (p, q), (_, r) in zip(refs, ports)]
+                          + [f"(extract (din {n}))" for n in range(len(nodes.ops))])
+    text = [o.termdag.to_string(o.term) for o in out]  # type: ignore[attr-defined]
+    atoms, dins = text[:len(ports)], text[len(ports):]
+    return [PortDeadness({n for n, d in enumerate(dins) if atom in d}, dins[p] == "(set-of)")
+            for atom, (p, _) in zip(atoms, refs)]
+
+
 def group_islands(nodes: GraphNodes, keep_independent: bool = False) -> Grouping:
     """Run the island-merging rules on one graph and read the groups back."""
     t0 = time.perf_counter()

@@ -5,7 +5,8 @@ build: they inline a region's ops into the enclosing block, shrink control-opera
 rewrite an op without results (`affine.store`). A rule set names the steps it needs
 (`structural=` in patterns/rule_sets.py) and `rewrite/phases.py` runs them around its rules,
 only where the ops they rewrite occur. Each step returns how many rewrites it made and argues
-its soundness in its module's docstring. May import `egraft.ir` and `egraft.patterns` only.
+its soundness in its module's docstring. May import `egraft.ir`, `egraft.patterns` and the island
+analyses of `egraft.rewrite.islands` (tf-switch reads the deadness analysis island coarsening keys on).
 
 To add a step: write `fn(op) -> int` in a module here, add a `StructuralStep` to `STEPS`, and
 name it in the `structural=` of the rule set that needs it.
@@ -20,6 +21,7 @@ from egraft.ir import Operation
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
 from egraft.rewrite.structural.tf_dependency import optimize_dependencies
+from egraft.rewrite.structural.tf_switch import fold_switches
 
 
 @dataclass(frozen=True)
@@ -42,5 +44,6 @@ class StructuralStep:
 STEPS = {step.name: step for step in (
     StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
     StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
-    StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island",)),
+    StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island", "tf.IdentityN")),
+    StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),
 )}

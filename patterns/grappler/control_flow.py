@@ -1,0 +1,29 @@
+"""Grappler's loop optimizer (v1 control flow) as a rule set: `tf-control-flow`.
+
+Grappler's loop optimizer removes the branch a `Switch` on a constant predicate never
+takes, turning the `Merge` that joined it into its live input (`RemoveDeadBranches`), and
+its common-subgraph elimination merges identical Switches. On tf_executor graphs every one
+of these rewrites is on executor ops of the graph block (`tf_executor.Switch`, `Merge`),
+whose operands are island results, and a dead output has no value a rule could replace it
+by: so the set has no rules of its own, only the structural step `tf-switch`
+(rewrite/structural/tf_switch.py, whose docstring says why each rewrite is not a rule,
+argues soundness and lists when a fold is refused). A `tf.Switch` inside an island does
+not occur: the GraphDef importer makes every Switch an executor op.
+
+A predicate computed from constants only is evaluated by the interpreter as
+`tf-constant-folding` evaluates (the same function), so the family needs no constant
+folding before it; a predicate that depends on a feed (an argument of `@main`) never folds.
+
+Not done (Grappler's other loop-optimizer rewrites): loop-invariant node motion (off in
+Grappler's default configuration), zero-iteration loop removal, stack push removal.
+"""
+
+from __future__ import annotations
+
+from egraft.patterns.rule_sets import register_rule_set
+
+register_rule_set("tf-control-flow", (),
+                  "Grappler's loop optimizer on v1 control flow: Switches on constant predicates folded with "
+                  "their dead branch removed and Merges simplified, identical Switches merged (structural step "
+                  "tf-switch)",
+                  structural=("tf-switch",))
