@@ -101,13 +101,20 @@ def _single_use(*ops) -> bool:
 def _no_activation_after(activations: tuple[str, ...]):
     """A check on the last op of a fusion without activation: its value is not used only by
     one of `activations` on its device, which the longer fusion takes instead (the greedy
-    driver meets the bias before the activation)."""
+    driver meets the bias before the activation), nor only by a `Mul`: a BatchNorm scale
+    (Keras computes it from its variables, a constant only once constant folding has run)
+    that tf-batchnorm-folding folds into the weights and bias, which it cannot do through a
+    fused op (Grappler runs the remapper after its folding for this). A Mul that never
+    folds costs this fusion: one node."""
     def fn(last) -> bool:
         uses = list(last.results[0].uses)
         if len(uses) != 1:
             return True
         user = uses[0]
-        return not (user.name.removeprefix("tf.") in activations and _device(user.attr("device")) == _device(last.attr("device")))
+        if user.name == "tf.Mul":
+            return False
+        return not (user.name.removeprefix("tf.") in activations
+                    and _device(user.attr("device")) == _device(last.attr("device")))
     return fn
 
 

@@ -338,3 +338,11 @@ def test_keras_model_fused_agrees_in_tensorflow() -> None:
     for seed in range(3):
         x = np.random.default_rng(seed).normal(0, 1, (2, 8, 8, 3)).astype(np.float32)
         np.testing.assert_allclose(run(fused, x), run(graph, x), rtol=1e-4, atol=1e-5)
+
+
+def test_a_batchnorm_scale_after_the_bias_waits_for_its_fold() -> None:
+    """Conv2D + BiasAdd then Mul by a constant (a Keras BatchNorm tf-batchnorm-folding folds
+    into the weights): not fused, which would block that fold."""
+    body = (BIAS + '  %k = "tf.Const"() {value = dense<[2.0, 0.5, 1.5]> : tensor<3xf32>} : () -> tensor<3xf32>\n'
+            f'  %r = "tf.Mul"(%a, %k) {{DEV}} : ({O}, tensor<3xf32>) -> {O}\n')
+    assert '"tf._FusedConv2D"' not in _fuse(_module(body))
