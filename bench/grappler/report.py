@@ -121,6 +121,9 @@ def tables(results: list[dict], pending: list[str]) -> str:
     failures += [f"* {r['model']}: in-process run {r['egraft']['error']}" for r in results if "error" in r["egraft"]]
     failures += [f"* {r['model']}: {side} {entry.get('error') or 'missing ' + ', '.join(entry['missing'])}"
                  for r in results for side, entry in r["equivalence"].items() if "error" in entry or "missing" in entry]
+    failures += [f"* {r['model']}: the in-process run left {r['egraft']['nodes']} nodes, egraft-opt "
+                 f"{r['nodes']['egraft']}" for r in results
+                 if "nodes" in r["egraft"] and "egraft" in r["nodes"] and r["egraft"]["nodes"] != r["nodes"]["egraft"]]
     if failures:
         lines += ["", "Failures:", "", *failures]
     if pending:
