@@ -75,6 +75,8 @@ _BUILTIN = {
     "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
     "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
     "tf-arithmetic": "egraft.patterns.grappler.arithmetic",
+    "tf-remapper": "egraft.patterns.grappler.remapper",
+    "tf-remapper-onednn": "egraft.patterns.grappler.remapper",
 }
 
 

@@ -79,9 +79,10 @@ class _Converter:
         loc = op.loc
         if isinstance(loc, NameLoc) and loc.name not in self.taken:
             return loc.name
-        while f"{kind}_{self.counter}" in self.taken:
+        base = kind.lstrip("_")  # TF node names cannot start with '_' (kinds like _FusedConv2D do)
+        while f"{base}_{self.counter}" in self.taken:
             self.counter += 1
-        return f"{kind}_{self.counter}"
+        return f"{base}_{self.counter}"
 
     def node(self, kind: str, source: Operation, data_types: list[T.Type],
              operand_types: list[T.Type]) -> Operation:

@@ -346,3 +346,22 @@ def test_a_batchnorm_scale_after_the_bias_waits_for_its_fold() -> None:
     body = (BIAS + '  %k = "tf.Const"() {value = dense<[2.0, 0.5, 1.5]> : tensor<3xf32>} : () -> tensor<3xf32>\n'
             f'  %r = "tf.Mul"(%a, %k) {{DEV}} : ({O}, tensor<3xf32>) -> {O}\n')
     assert '"tf._FusedConv2D"' not in _fuse(_module(body))
+
+
+def test_a_fused_node_without_a_name_exports_under_a_valid_one() -> None:
+    """An op other rules built has no GraphDef name; the export's fallback must still be a
+    name TensorFlow accepts (not '_FusedConv2D_1': names cannot start with '_')."""
+    import re
+
+    from egraft.ir.graphdef.export_graphdef import export_graphdef
+    from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+
+    inner = _module(BIAS + f'  %r = "tf.Relu"(%a) : ({O}) -> {O}\n').split("\n", 1)[1].rsplit("  return", 1)[0]
+    text = (f"func.func @main(%x: {X}) -> {O} {{\n  %g = tf_executor.graph {{\n    %o, %ctl = tf_executor.island {{\n"
+            + inner + f"      tf_executor.yield %r : {O}\n    }}\n    tf_executor.fetch %o : {O}\n  }}\n"
+            f"  return %g : {O}\n}}\n")
+    module = parse(text)
+    PassManager(parse_pipeline(REMAP % "tf-remapper")).run(module)
+    nodes = {n.name: n.op for n in export_graphdef(executor_to_tfg(module)).node}
+    assert "_FusedConv2D" in nodes.values(), nodes
+    assert all(re.fullmatch(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*", name) for name in nodes), nodes
