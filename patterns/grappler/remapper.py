@@ -21,7 +21,8 @@ register each fused op for which element types, and which `fused_ops` lists its 
 kernel computes, with oneDNN off ("default") and on ("onednn"). A rule fires only if the
 contraction's device type (CPU when its `device` is empty, as Grappler's placer would put
 it; parsed from `/device:GPU:0`, or a legacy `/gpu:0`) registers the fused op for the
-element type, and the fused list is computed in the chosen setting; every node fused must
+element type, which must be float32 (the lists were run on float32 only), and the fused list
+is computed in the chosen setting; every node fused must
 be on the same device. `tf-remapper` uses the lists computed with oneDNN off AND on (a
 graph must run wherever it is loaded, and oneDNN's default depends on the machine): that
 excludes `_FusedDepthwiseConv2dNative` and `_FusedBatchNormEx`, whose CPU kernels produce
@@ -86,11 +87,14 @@ def _device(device: A.Attribute | None) -> str:
 
 
 def _has_kernel(fused: str, devices: tuple[A.Attribute | None, ...], xt: T.Type) -> bool:
-    """Every fused node is on one device, whose type registers `fused` for x's elements."""
+    """Every fused node is on one device, whose type registers `fused` for x's elements,
+    which are float32: the fused_ops lists were run on float32 only (a kernel registered for
+    float16 may still refuse a list at run time)."""
     if any(_device(d) != _device(devices[0]) for d in devices[1:]):
         return False
     kind = device_type(devices[0])
-    return kind is not None and _ELEMENTS.get(T.element_type(xt)) in KERNELS.get(fused, {}).get(kind, ())
+    element = _ELEMENTS.get(T.element_type(xt))
+    return kind is not None and element == "float32" and element in KERNELS.get(fused, {}).get(kind, ())
 
 
 def _single_use(*ops) -> bool:

@@ -365,3 +365,8 @@ def test_a_fused_node_without_a_name_exports_under_a_valid_one() -> None:
     nodes = {n.name: n.op for n in export_graphdef(executor_to_tfg(module)).node}
     assert "_FusedConv2D" in nodes.values(), nodes
     assert all(re.fullmatch(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*", name) for name in nodes), nodes
+
+
+def test_only_float32_the_lists_were_run_on() -> None:
+    f16 = _module(BIAS + f'  %r = "tf.Relu"(%a) : ({O}) -> {O}\n').replace("f32", "f16")
+    assert '"tf._Fused' not in _fuse(f16)
