@@ -3,4 +3,5 @@
 from egraft.ir.semantics import affine, arith, executor, func, memref, tf_array, tf_math  # noqa: F401
 from egraft.ir.semantics import tf_shape  # noqa: F401
 from egraft.ir.semantics import tf_nn  # noqa: F401
+from egraft.ir.semantics import tf_einsum  # noqa: F401
 from egraft.ir.semantics import tf_fused  # noqa: F401

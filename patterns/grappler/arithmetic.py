@@ -40,6 +40,11 @@ extraction. What a stage does and how it is stated here:
 * **Concat of unary chains** (HoistCWiseUnaryChains): `ConcatV2(Relu(a), Relu(b), axis)` is
   `Relu(ConcatV2(a, b, axis))` for an elementwise unary op, exact; applied op by op it
   hoists whole chains (inceptionv3's mixed blocks: 31 Relus in Grappler).
+* **Einsum** as `MatMul` / `BatchMatMulV2` where the equation is a (batched) matrix product
+  (`matmul_form`: ij,jk->ik with transposes as flags, leading batch labels, one operand's
+  batch absent as BatchMatMulV2 broadcasts it). Not Grappler's (TF's MLIR has it as a
+  pass); an Einsum that needs transposes (BERT's attention, BTNH,BSNH->BNTS) stays.
+  Float only, "approx" (the interpreter's einsum may sum in another order).
 * **Reciprocal** is left out: `Mul(x, Reciprocal(y))` -> `RealDiv(x, y)` differs by more
   than rounding where 1/y overflows (y subnormal: 0 * Inf is NaN, 0 / y is 0), and
   Grappler's own direction (constant folding's `x / c` -> `x * (1/c)` for float c) removes
@@ -313,12 +318,93 @@ def _hoist_out_of_concat(unary: str, n: int) -> Rule:
 
 HOIST = [_hoist_out_of_concat(u, n) for u in HOISTED_UNARY for n in range(2, MAX_CONCAT + 1)]
 
+# ------------------------------------------------------------------ Einsum as a matrix product
+
+
+def _labels(term: str) -> list[str] | None:
+    """An operand's dimension labels, `...` as one label; None if a label repeats (a
+    diagonal or trace, not a matrix product)."""
+    term = term.strip()
+    labels, i = [], 0
+    while i < len(term):
+        if term.startswith("...", i):
+            labels.append("...")
+            i += 3
+        elif term[i].isalpha():
+            labels.append(term[i])
+            i += 1
+        else:
+            return None
+    return labels if len(set(labels)) == len(labels) else None
+
+
+def matmul_form(equation: str) -> tuple[bool, bool, bool] | None:
+    """(batched, transpose_a, transpose_b) when the two-operand `equation` is a (batched)
+    matrix product: each operand ends in its matrix's two labels, sharing one contracted
+    label j (absent from the output), the output ends in (i, k), and the batch labels before
+    them are the output's, in order, in each operand or absent from one (BatchMatMulV2
+    broadcasts a missing batch). None otherwise."""
+    if equation.count("->") != 1:
+        return None
+    inputs, out_term = equation.split("->")
+    terms = inputs.split(",")
+    if len(terms) != 2:
+        return None
+    a, b, out = _labels(terms[0]), _labels(terms[1]), _labels(out_term)
+    if a is None or b is None or out is None or min(len(a), len(b), len(out)) < 2:
+        return None
+    (a_batch, (a1, a2)), (b_batch, (b1, b2)) = (a[:-2], a[-2:]), (b[:-2], b[-2:])
+    out_batch, (i, k) = out[:-2], out[-2:]
+    if "..." in (a1, a2, b1, b2, i, k):
+        return None
+    shared = {a1, a2} & {b1, b2}
+    if len(shared) != 1:
+        return None
+    (j,) = shared
+    if j in out or {a1, a2} - {j} != {i} or {b1, b2} - {j} != {k} or i == k:
+        return None
+    if any(batch not in (out_batch, []) for batch in (a_batch, b_batch)) or out_batch not in (a_batch, b_batch):
+        return None
+    return bool(out_batch), a1 == j, b2 == j
+
+
+def _einsum_attr(index: int, batched: bool):
+    """Native: the transpose flag `index` (0: a, 1: b) of the product the equation is."""
+    def fn(eq: A.Attribute) -> A.Attribute | None:
+        form = matmul_form(eq.value) if isinstance(eq, A.StringAttr) else None
+        return None if form is None or form[0] != batched else A.BoolAttr(form[1 + index])
+    return fn
+
+
+def _is_form(batched: bool):
+    def fn(eq: A.Attribute) -> bool:
+        form = matmul_form(eq.value) if isinstance(eq, A.StringAttr) else None
+        return form is not None and form[0] == batched
+    return fn
+
+
+def _einsum_rule(batched: bool) -> Rule:
+    name, flags = ("tf.BatchMatMulV2", ("adj_x", "adj_y")) if batched else ("tf.MatMul", ("transpose_a", "transpose_b"))
+    eq = var("eq")
+    attrs = {f: Native(f"einsum-{f}", _einsum_attr(n, batched), (eq,), "attr") for n, f in enumerate(flags)}
+    kind = "a batched matrix product (batch labels leading, broadcast where one operand lacks them)" if batched \
+        else "a matrix product of two matrices"
+    return rule(f"einsum-to-{name[3:].lower()}", op("tf.Einsum", [x, y], equation=eq), op(name, x, y, **attrs),
+                where=[float_element(x), pred(f"the equation is {kind}", _is_form(batched), eq)], tags=_APPROX,
+                doc=f"Einsum whose equation is {kind} (ij,jk->ik; ji,jk->ik is transpose_a; ij,kj->ik "
+                    f"transpose_b) is {name[3:]}: the same sums of products. TF's Einsum kernel itself runs "
+                    "a batched matrix product; the interpreter's einsum may sum in another order, so equal "
+                    "up to rounding (approx). Floats only (adj_x conjugates complex operands)")
+
+
+EINSUM = [_einsum_rule(False), _einsum_rule(True)]
+
 #: tf-canonical's rules that are Grappler arithmetic stages, shared (not restated) so that
 #: running both sets applies each once.
 SHARED = [r for r in CANONICAL if r.name in ("neg-neg", "addv2-of-neg-left", "addv2-of-neg-right", "sub-of-neg",
                                               "reshape-reshape", "cast-same-type")]
 
-RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *SHARED]
+RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *SHARED]
 
 register_rule_set("tf-arithmetic", RULES,
                   "Grappler's arithmetic optimizer: constants re-associated, AddN chains, common factors "
