@@ -12,8 +12,9 @@ that computes them in the contraction's output loop:
 each also without the activation (Act: Relu, Relu6, Elu, LeakyRelu, Tanh, Sigmoid). A bias
 may also be an `AddV2` of a constant with one value per output channel (what Keras's
 BatchNorm leaves after folding, patterns/grappler/batchnorm.py): that is a BiasAdd, when
-the channel is the last axis (NHWC, or a MatMul's columns) and the constant's length is
-the output channel count the weights give.
+the channel is the last axis (NHWC, or a MatMul's columns) and the constant is shaped (C,)
+or (1, ..., 1, C) (Keras reshapes its BatchNorm variables), of no higher rank than the
+output, C the output channel count the weights give; the fused op reads it flattened.
 
 **Only where the kernel exists.** `fused_kernels.py` is generated from TensorFlow's kernel
 registry and by running each kernel (fused_kernels_gen.py says how): which devices
@@ -48,12 +49,14 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.records import constraints as C
 
 from ..checks import is_constant, pred
-from ..dsl import const_of, op, rule, type_of, var
+from ..dsl import const_of, native, op, rule, type_of, var
 from ..rule import Rule
 from ..rule_sets import register_rule_set
 from .fused_kernels import COMPUTES, KERNELS
@@ -149,8 +152,22 @@ def _channels(kind: str):
             return False
         else:
             count = shape[2] * shape[3] if kind == "DepthwiseConv2dNative" else shape[3]
-        return count >= 0 and tuple(bias.type.shape) == (count,)
+        found = tuple(bias.type.shape)  # (C,), or (1, ..., 1, C) as Keras reshapes its BatchNorm
+        return (count >= 0 and 1 <= len(found) <= len(shape) and found[-1] == count
+                and all(d == 1 for d in found[:-1]))
     return fn
+
+
+def _flat_bias(bias: A.Attribute) -> A.Attribute | None:
+    """A (1, ..., 1, C) float32 constant as the 1-D bias the fused kernel reads."""
+    if not isinstance(bias, A.DenseElementsAttr) or bias.element_type is not T.f32:
+        return None
+    flat = np.ascontiguousarray(bias.to_numpy().reshape(-1), "<f4")
+    return A.DenseElementsAttr(T.RankedTensorType(flat.shape, T.f32), "0x" + flat.tobytes().hex().upper())
+
+
+def _flat_type(bias: A.Attribute) -> T.Type | None:
+    return T.RankedTensorType((bias.type.shape[-1],), T.f32) if isinstance(bias, A.DenseElementsAttr) else None
 
 
 def _same_layout(first: A.Attribute | None, second: A.Attribute | None) -> bool:
@@ -232,7 +249,10 @@ def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -
             name = f"{kind.lower()}-{adder.lower()}" + ("" if act is None else f"-{act.lower()}") + suffix
             what = f"{kind} then {'a per-channel AddV2 of a constant' if adder == 'AddV2' else 'BiasAdd'}" + (
                 "" if act is None else f" then {act}")
-            made.append(rule(name, source, op(f"tf.{fused}", x, w, [b], device=var("d_c"), _mlir_name=_NAME,
+            bias = b if adder == "BiasAdd" else op("tf.Const", value=native("flat-bias", _flat_bias, const_of("b")),
+                                                    types=[native("flat-bias-type", _flat_type, const_of("b"),
+                                                                  kind="type")])
+            made.append(rule(name, source, op(f"tf.{fused}", x, w, [bias], device=var("d_c"), _mlir_name=_NAME,
                                                         **attrs),
                              where=where, tags=_APPROX, commutative=adder == "AddV2",
                              doc=f"{what} is {fused} with fused_ops = {list(fused_ops)}, on a device with its "

@@ -370,3 +370,14 @@ def test_a_fused_node_without_a_name_exports_under_a_valid_one() -> None:
 def test_only_float32_the_lists_were_run_on() -> None:
     f16 = _module(BIAS + f'  %r = "tf.Relu"(%a) : ({O}) -> {O}\n').replace("f32", "f16")
     assert '"tf._Fused' not in _fuse(f16)
+
+
+def test_keras_reshaped_bias_is_flattened() -> None:
+    """A (1, 1, 1, C) constant added after the convolution (Keras's reshaped BatchNorm shift)
+    is a bias: the fused op reads it as (C,)."""
+    body = ('  %s = "tf.Const"() {value = dense<[[[[0.5, -1.0, 2.0]]]]> : tensor<1x1x1x3xf32>} : () -> '
+            'tensor<1x1x1x3xf32>\n'
+            f'  %a = "tf.AddV2"(%c, %s) {{DEV}} : ({O}, tensor<1x1x1x3xf32>) -> {O}\n'
+            f'  %r = "tf.Relu"(%a) {{DEV}} : ({O}) -> {O}\n')
+    out = _sound(_module(body))
+    assert 'fused_ops = ["BiasAdd", "Relu"]' in out and "tensor<3xf32>) -> " + O in out, out
