@@ -245,7 +245,8 @@ def _bias_rules(kind: str, computes: tuple[tuple[str, ...], ...], suffix: str) -
             elif adder == "AddV2":
                 where += [is_constant(b),
                           pred("b is one constant per output channel (the last axis)", _channels(kind), const_of("b"),
-                               const_of("w"), type_of("w"), var("c_transpose_b" if kind == "MatMul" else "c_data_format"))]
+                               const_of("w"), type_of("w"),
+                               var("c_transpose_b" if kind == "MatMul" else "c_data_format"))]
             name = f"{kind.lower()}-{adder.lower()}" + ("" if act is None else f"-{act.lower()}") + suffix
             what = f"{kind} then {'a per-channel AddV2 of a constant' if adder == 'AddV2' else 'BiasAdd'}" + (
                 "" if act is None else f" then {act}")
@@ -310,8 +311,8 @@ def _batch_norm_ex_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> 
         fused = op("tf._FusedBatchNormEx", x, scale, offset, mean, variance, [], is_training=A.BoolAttr(False),
                    epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
                    activation_mode=A.StringAttr(mode), num_side_inputs=A.IntegerAttr(0, T.i64),
-                   device=var("d_b"), _mlir_name=_NAME, types=[type_of("act"), type_of("scale"), type_of("scale"), type_of("scale"),
-                                             type_of("scale"), type_of("scale")])
+                   device=var("d_b"), _mlir_name=_NAME,
+                   types=[type_of("act"), *(type_of("scale") for _ in range(5))])
         made.append(rule(f"fusedbatchnormv3-{mode.lower()}{suffix}", source, fused[0], where=[
             pred("the device has a _FusedBatchNormEx kernel for x's type",
                  lambda d1, d2, xt: _has_kernel("_FusedBatchNormEx", (d1, d2), xt), var("d_b"), var("d_act"),
