@@ -19,7 +19,8 @@ rules. Each is sound under the executor's deadness:
     its control operands instead (same dependences, same deadness propagation);
   - without control operands and with data results but no user of its
     control: the data results are the yielded values (the yield of captured
-    values forwards them, deadness included);
+    values forwards them, deadness included), when it yields one value or
+    only function arguments (each result is dead when any yielded value is);
   - with control operands and data results, or data results and a used
     control: kept (the control may carry the deadness of a yielded value, or
     the data would lose its dependence on the controls).
@@ -28,6 +29,8 @@ rules. Each is sound under the executor's deadness:
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from egraft.ir.core.operation import Operation, Value
 from egraft.ir.dialects.tf_types import is_control
@@ -56,20 +59,55 @@ def _body(op: Operation) -> list[Operation]:
     return op.regions[0].blocks[0].ops if op.regions and op.regions[0].blocks else []
 
 
-def _empty_island(island: Operation) -> bool:
+def _empty_island(island: Operation, dead_in: Callable[[Operation], set[Operation]]) -> bool:
     body = _body(island)
     if len(body) != 1 or body[0].name != "tf_executor.yield":
         return False
     control, data = island.results[-1], island.results[:-1]
     controls_in = _controls(island)
     yielded = list(body[0].operands)
-    if data and (controls_in or control.uses):
+    graph = island.parent_op
+    if data and (controls_in or control.uses or graph is None
+                 or not forwards_each_value(yielded, dead_in(graph), graph)):
         return False
     for r, v in zip(data, yielded):
         r.replace_all_uses_with(v)
     _forward_control(control, controls_in)
     island.erase()
     return True
+
+
+def may_be_dead(graph: Operation) -> set[Operation]:
+    """The ops of ``graph``'s block that can be dead: executor control-flow ops (Switch, Merge,
+    Enter, ...; not a ControlTrigger without operands), and every op using a value or control
+    token of one of them (an island through what it captures too). One forward scan: the
+    block's order is topological (NextIteration's Source is itself an executor op)."""
+    block_ops = _body(graph)
+    dead: set[Operation] = set()
+    for op in block_ops:
+        if op.name != "tf_executor.island" and op.name not in ("tf_executor.fetch", "tf_executor.ControlTrigger"):
+            dead.add(op)
+            continue
+        used = (v for inner in op.walk() for v in inner.operands)
+        if any(_top(v, graph) in dead for v in used):
+            dead.add(op)
+    return dead
+
+
+def _top(v: Value, graph: Operation) -> Operation | None:
+    """The op of ``graph``'s block that produces ``v`` (or holds its producer), if any."""
+    op = v.owner_op
+    while op is not None and op.parent_op is not graph:
+        op = op.parent_op
+    return op
+
+
+def forwards_each_value(yielded: list[Value], dead: set[Operation], graph: Operation) -> bool:
+    """Whether an island yielding only ``yielded`` (captured values) may hand each user the value
+    it yields: each result is dead when *any* yielded value is, so only when it yields one
+    value, or values that are never dead (``dead`` is :func:`may_be_dead` of ``graph``). A
+    coarsened island, or an IdentityN's, may yield values of different deadness."""
+    return len(set(yielded)) <= 1 or not any(_top(v, graph) in dead for v in yielded)
 
 
 def _control_trigger(op: Operation) -> bool:
@@ -109,12 +147,19 @@ def canonicalize_executor(root: Operation) -> int:
     """Apply the rewrites above to a fixed point, innermost first; returns how many applied."""
     done = 0
     changed = True
+    dead: dict[Operation, set[Operation]] = {}  # per graph, computed once: forwarding keeps it an over-approximation
+
+    def dead_in(graph: Operation) -> set[Operation]:
+        if graph not in dead:
+            dead[graph] = may_be_dead(graph)
+        return dead[graph]
+
     while changed:
         changed = False
         for op in reversed(list(root.walk())):
             if op.parent is None:
                 continue  # erased with an enclosing graph this round
-            if op.name == "tf_executor.island" and _empty_island(op):
+            if op.name == "tf_executor.island" and _empty_island(op, dead_in):
                 changed = True
             elif op.name == "tf_executor.ControlTrigger" and _control_trigger(op):
                 changed = True

@@ -4,12 +4,15 @@ The `grappler-dependency` rules forward values (`Identity(x) -> x`); what is lef
 control edges, which are operand lists of islands and executor ops, not values a rule
 replaces. So this step, run after the rules, does by hand:
 
+0. **IdentityN among other ops** (a coarsened island, a function body): forwarded in place.
 1. **Forwarding islands** (an island whose body only yields, with data results; the rules
    leave one where an `Identity` was, and `IdentityN` is one once forwarded here): its data
    users take the yielded values and wait on the island's control operands instead; its
    control users wait on those operands and on the islands that produce the yielded values.
    Sound under deadness: the island's results were dead exactly when a yielded value or a
-   control operand was dead, and each user now sees both. Not done (as Grappler keeps such
+   control operand was dead, and each user now sees both; an island yielding several values
+   that may differ in deadness (`executor.may_be_dead`) is kept, as each result was dead
+   when any of them was. Not done (as Grappler keeps such
    Identity nodes) when a data user is the graph's fetch (a fetched name must stay; the
    export gives it back anyway) or a `Merge` (a Merge fires on its first live input: added
    controls would change that), or when the island's control is used and a yielded value
@@ -38,6 +41,7 @@ from __future__ import annotations
 from egraft.ir.core.operation import Operation, Value
 from egraft.ir.erasure import erase_all
 from egraft.ir.dialects.tf_types import is_control
+from egraft.rewrite.structural.executor import forwards_each_value, may_be_dead
 
 MANUAL = "_has_manual_control_dependencies"
 _FORWARDERS = ("tf.IdentityN",)
@@ -127,11 +131,14 @@ def _forward_identity_n(island: Operation) -> bool:
     return True
 
 
-def _forwarding(island: Operation, graph: Operation, fetch: Operation, rewiring: _Rewiring) -> bool:
+def _forwarding(island: Operation, graph: Operation, fetch: Operation, rewiring: _Rewiring,
+                dead: set[Operation]) -> bool:
     body = _body(island)
     if len(body) != 1 or not island.results[:-1]:
         return False
     yielded = list(body[0].operands)
+    if not forwards_each_value(yielded, dead, graph):
+        return False
     controls = _controls(island) + rewiring.added.get(island, [])  # and what a removed producer left it
     data_users = {_node(u, graph) for r in island.results[:-1] for u in r.uses}
     control_users = island.results[-1].users
@@ -187,12 +194,13 @@ def _graph(graph: Operation) -> int:
     fetch = ops[-1]
     done = 0
     rewiring = _Rewiring()
+    dead = may_be_dead(graph)
     for node in list(ops[:-1]):
         if node.name != "tf_executor.island":
             continue
         if _forward_identity_n(node):
             done += 1
-        if _forwarding(node, graph, fetch, rewiring) or _noop(node, fetch, rewiring):
+        if _forwarding(node, graph, fetch, rewiring, dead) or _noop(node, fetch, rewiring):
             done += 1
     rewiring.apply()
     for node in list(_body(graph)[:-1]):
@@ -200,6 +208,22 @@ def _graph(graph: Operation) -> int:
     return done
 
 
+def _forward_inner_identity_n(root: Operation) -> int:
+    """``IdentityN`` among other ops of an island (after coarsening) or of a function body (a
+    graph of one island, inlined): its users take its operands. The ops of one island run and
+    are dead together, and the island keeps capturing what the IdentityN read (the pass pins
+    captures), so nothing changes but the node."""
+    found = [op for op in root.walk() if op.name in _FORWARDERS and op.attr(MANUAL) is None
+             and op.parent is not None and not (op.parent_op is not None and op.parent_op.name == "tf_executor.island"
+                                                and len(op.parent.ops) == 2)]
+    for op in found:
+        for r, a in zip(op.results, op.operands):
+            r.replace_all_uses_with(a)
+    erase_all(found)
+    return len(found)
+
+
 def optimize_dependencies(root: Operation) -> int:
     """Apply the rewrites above to every tf_executor graph under ``root``; how many applied."""
-    return sum(_graph(g) for g in [op for op in root.walk() if op.name == "tf_executor.graph"])
+    return _forward_inner_identity_n(root) + sum(_graph(g) for g in [op for op in root.walk()
+                                                                     if op.name == "tf_executor.graph"])

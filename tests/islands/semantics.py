@@ -13,8 +13,13 @@ from egraft.ir import Operation, Value
 
 DEAD = (True, None)
 
+def _literal(text: str) -> int | bool:
+    """A splat's element: an integer, or a boolean (a folded `Less`)."""
+    return {"true": True, "false": False}[text] if text in ("true", "false") else int(text)
+
+
 _OPS = {
-    "tf.Const": lambda op, a: int(str(op.attr("value")).split("<")[1].split(">")[0]),
+    "tf.Const": lambda op, a: _literal(str(op.attr("value")).split("<")[1].split(">")[0]),
     "tf.Neg": lambda op, a: -a[0],
     "tf.Identity": lambda op, a: a[0],
     "tf.AddV2": lambda op, a: a[0] + a[1],
