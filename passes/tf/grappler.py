@@ -94,6 +94,7 @@ FAMILIES = (
     Family("pruning", "model pruner"),
     Family("constant-folding", "constant folding", ("tf-constant-folding",), "", "greedy"),
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), "", "greedy"),
+    Family("remapper", "remapper", ("tf-remapper",), "", "greedy", default=False),
     Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy",
            default=False),
     Family("dependency", "dependency optimizer", ("grappler-dependency",), "egraft.patterns.grappler.dependency",
