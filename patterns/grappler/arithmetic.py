@@ -2,10 +2,12 @@
 
 Grappler's ArithmeticOptimizer is a list of stages, each a local rewrite of a node and
 its inputs (plus ConstantPushDown, which Grappler runs in constant folding). Here each
-rewrite is a rule; the e-graph applies them in any order and extraction keeps the
-smallest program, so the stages' single-consumer conditions (which only keep Grappler's
-greedy rewrites from duplicating work) are not needed for soundness and are left to
-extraction. What a stage does and how it is stated here:
+rewrite is a rule. Where a rewrite would keep an inner op alive for another consumer (and
+so add nodes), Grappler asks that op to have one consumer; the rules say the same
+(`once`), which reads the IR's uses, so those rules are greedy-only (on the e-graph driver
+they run greedily after extraction). The family runs on the greedy driver, as Grappler's
+stages do: on inceptionv3 the e-graph round trip costs 2.9 s CPU for the same result the
+greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
 
 * **Constant re-association** (ConstantPushDown): `Mul(Mul(x, c1), c2)` -> `Mul(x, c1*c2)`,
   and the `AddV2`/`Sub` mixes, the new constant computed by the interpreter's evaluator
@@ -75,6 +77,22 @@ x, y, z, c1, c2 = var("x"), var("y"), var("z"), var("c1"), var("c2")
 p1, p2, d = var("p1"), var("p2"), var("d")
 _APPROX = ("approx",)
 
+
+def _used_once(op_) -> bool:
+    """The op's results have one use in all (the rewritten op): replacing it removes it."""
+    return sum(1 for r in op_.results for _ in r.uses) == 1
+
+
+def once(*names: str) -> list:
+    """Grappler's single-consumer condition on the bound ops `names`: a rewrite that would
+    keep one of them alive for another user adds nodes instead of removing them. It reads
+    the IR's uses, so these rules are greedy-only (on the e-graph driver they run greedily
+    after extraction)."""
+    return [pred(f"{n}{_ONE_USE}", _used_once, Var(n)) for n in names]
+
+
+_ONE_USE = " has one use"
+
 # ------------------------------------------------------------------ constant re-association
 
 
@@ -117,8 +135,8 @@ def _reassociate(name: str, inner: str, outer: str, combine: str, swap: bool, re
     order = (ConstOf("c2"), ConstOf("c1")) if swap else (ConstOf("c1"), ConstOf("c2"))
     folded = op("tf.Const", value=Native(f"{name}-constant", _combined(combine), order, "attr"),
                 types=[Native(f"{name}-type", _combined_type, order, "type")])
-    return rule(name, op(outer, op(inner, x, c1), c2), op(result, x, folded),
-                where=[is_constant(c1), is_constant(c2)],
+    return rule(name, op(outer, op(inner, x, c1).bind("inner"), c2), op(result, x, folded),
+                where=[is_constant(c1), is_constant(c2), *once("inner")],
                 commutative=True, tags=_APPROX,
                 doc=doc + "; exact on integers (wrapping arithmetic is associative), regrouped rounding on "
                           "floats (Grappler's ConstantPushDown does the same)")
@@ -167,8 +185,8 @@ AGGREGATE = [
          where=[static_shape(x), same_type(x, y), same_type(x, z), same_type(x, "m")],
          doc="(x + y) + z of one static type is AddN(x, y, z): TF's AddN kernel adds its operands in "
              "order, (x + y) + z, so the sum is the same (Grappler's AddOpsRewrite, equal shapes)"),
-    rule("hoist-common-factor", op("tf.AddV2", op("tf.Mul", x, y), op("tf.Mul", x, z)),
-         op("tf.Mul", x, _sum_of(y, z)), commutative=True, tags=_APPROX,
+    rule("hoist-common-factor", op("tf.AddV2", op("tf.Mul", x, y).bind("xy"), op("tf.Mul", x, z).bind("xz")),
+         op("tf.Mul", x, _sum_of(y, z)), where=once("xy", "xz"), commutative=True, tags=_APPROX,
          doc="x*y + x*z = x * (y + z) (Grappler's HoistCommonFactor): distributivity, equal up to rounding "
              "(not where x*y + x*z overflows or cancels infinities); both sides broadcast to one shape"),
 ]
@@ -214,11 +232,11 @@ sd = var("sd")
 _perm_type = [type_of("p1")]
 
 SHAPES = [
-    rule("transpose-transpose", op("tf.Transpose", op("tf.Transpose", x, p1), p2),
+    rule("transpose-transpose", op("tf.Transpose", op("tf.Transpose", x, p1).bind("inner"), p2),
          op("tf.Transpose", x, op("tf.Const", value=Native("composed-perm", _composed_perm,
                                                             (ConstOf("p1"), ConstOf("p2")), "attr"),
                                   types=_perm_type)),
-         where=[is_constant(p1), is_constant(p2)],
+         where=[is_constant(p1), is_constant(p2), *once("inner")],
          doc="transpose(transpose(x, p1), p2) = transpose(x, p1[p2]): elements only move (exact)"),
     rule("transpose-identity", op("tf.Transpose", x, p1).bind("m"), x,
          where=[is_constant(p1), pred("p1 is the identity permutation", _is_identity_perm, const_of("p1")),
@@ -310,8 +328,9 @@ MAX_CONCAT = 4
 def _hoist_out_of_concat(unary: str, n: int) -> Rule:
     values = [var(f"a{i}") for i in range(n)]
     short = unary[len("tf."):].lower()
-    return rule(f"concat-of-{short}-{n}", op("tf.ConcatV2", [op(unary, v) for v in values], var("axis")).bind("m"),
-                op(unary, op("tf.ConcatV2", values, var("axis"), types=[type_of("m")])),
+    source = op("tf.ConcatV2", [op(unary, v).bind(f"u{i}") for i, v in enumerate(values)], var("axis")).bind("m")
+    return rule(f"concat-of-{short}-{n}", source, op(unary, op("tf.ConcatV2", values, var("axis"), types=[type_of("m")])),
+                where=once(*(f"u{i}" for i in range(n))),
                 doc=f"ConcatV2 of {n} {unary[3:]}s is the {unary[3:]} of the ConcatV2: an elementwise op commutes "
                     "with moving elements (Grappler's HoistCWiseUnaryChains, one op of the chain at a time; exact)")
 
@@ -406,7 +425,10 @@ SHARED = [r for r in CANONICAL if r.name in ("neg-neg", "addv2-of-neg-left", "ad
 
 RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *SHARED]
 
-register_rule_set("tf-arithmetic", RULES,
+#: The rules with Grappler's single-consumer condition (`once`), which reads the IR.
+GREEDY_ONLY = [r for r in RULES if any(getattr(c, "name", "").endswith(_ONE_USE) for c in r.where)]
+
+register_rule_set("tf-arithmetic", [r for r in RULES if r not in GREEDY_ONLY],
                   "Grappler's arithmetic optimizer: constants re-associated, AddN chains, common factors "
                   "hoisted, transposes/reshapes/squeezes that cancel, widening cast chains, unary ops hoisted "
-                  "out of concats, multiplication by a reciprocal")
+                  "out of concats, Einsum as MatMul/BatchMatMulV2", greedy_rules=GREEDY_ONLY)

@@ -94,16 +94,18 @@ def _binary(name: str, opname: str, a: str, b: str, bt: str = "tensor<3xf32>") -
     return f'  %{name} = "tf.{opname}"(%{a}, %{b}) : ({_T}, {bt}) -> {_T}\n'
 
 
+def _pair(k: int, inner: str, outer: str) -> str:
+    """outer(inner(x, a), b) with constants of its own (no two pairs are one expression)."""
+    return (_const(f"a{k}", f"[1.5, -0.25, {k}.0]") + _const(f"b{k}", f"[2.0, 4.0, -0.{k}]")
+            + _binary(f"i{k}", inner, "x", f"a{k}") + _binary(f"o{k}", outer, f"i{k}", f"b{k}"))
+
+
+_PAIRS = [("Mul", "Mul"), ("AddV2", "AddV2"), ("Sub", "Sub"), ("Sub", "AddV2"), ("AddV2", "Sub")]
 FLOATS = ("func.func @f(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %z: tensor<3xf32>) -> "
           f"({_T}, {_T}, {_T}, {_T}, {_T}, {_T}) {{\n"
-          + _const("c1", "[1.5, -0.25, 3.0]") + _const("c2", "[2.0, 4.0, -0.5]")
-          + _binary("m1", "Mul", "x", "c1") + _binary("m2", "Mul", "m1", "c2")
-          + _binary("a1", "AddV2", "x", "c1") + _binary("a2", "AddV2", "a1", "c2")
-          + _binary("s1", "Sub", "x", "c1") + _binary("s2", "Sub", "s1", "c2")
-          + _binary("as1", "Sub", "x", "c1") + _binary("as2", "AddV2", "as1", "c2")
-          + _binary("sa1", "AddV2", "x", "c1") + _binary("sa2", "Sub", "sa1", "c2")
+          + "".join(_pair(k, inner, outer) for k, (inner, outer) in enumerate(_PAIRS, 1))
           + _binary("h1", "Mul", "x", "y", _T) + _binary("h2", "Mul", "x", "z") + _binary("h3", "AddV2", "h1", "h2", _T)
-          + f"  return %m2, %a2, %s2, %as2, %sa2, %h3 : {_T}, {_T}, {_T}, {_T}, {_T}, {_T}\n}}\n")
+          + f"  return %o1, %o2, %o3, %o4, %o5, %h3 : {_T}, {_T}, {_T}, {_T}, {_T}, {_T}\n}}\n")
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
@@ -123,6 +125,22 @@ def test_overflowing_constant_product_is_refused(driver: str) -> None:
             + '  %m2 = "tf.Mul"(%m1, %c2) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>\n'
             + "  return %m2 : tensor<3xf32>\n}\n")
     assert _run(text, driver).count('"tf.Mul"') == 2
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_an_op_with_another_consumer_is_not_rewritten(driver: str) -> None:
+    """Grappler's single-consumer condition: a Relu also returned is not hoisted out of the
+    concat, a Mul also returned keeps the common factor where it is (either would add ops)."""
+    relu = "tensor<2xf32>"
+    text = (f"func.func @f(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>, %z: tensor<3xf32>, %a: {relu}, %b: {relu}) -> "
+            f"({_T}, {_T}, tensor<4xf32>, {relu}) {{\n"
+            + _binary("h1", "Mul", "x", "y", _T) + _binary("h2", "Mul", "x", "z") + _binary("h3", "AddV2", "h1", "h2", _T)
+            + f'  %ra = "tf.Relu"(%a) : ({relu}) -> {relu}\n  %rb = "tf.Relu"(%b) : ({relu}) -> {relu}\n'
+            + '  %ax = "tf.Const"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>\n'
+            + f'  %c = "tf.ConcatV2"(%ra, %rb, %ax) : ({relu}, {relu}, tensor<i32>) -> tensor<4xf32>\n'
+            + f"  return %h3, %h1, %c, %rb : {_T}, {_T}, tensor<4xf32>, {relu}\n}}\n")
+    out = _run(text, driver)
+    assert out.count('"tf.Mul"') == 2 and out.count('"tf.Relu"') == 2, out
 
 
 SHAPES = """func.func @f(%x: tensor<2x3xf32>, %w: tensor<1x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x3xf32>, tensor<3x2xf32>, tensor<6xf32>, tensor<2x3x1xf32>) {
