@@ -133,15 +133,20 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
     if "egraft" in counts:  # what egraft's graph has that Grappler's has not, and the reverse
         result["histogram_diff"]["egraft_vs_grappler"] = histogram_diff(counts["grappler"], counts["egraft"])
 
-    runners = {name: tf_side.Runner(g) for name, g in graphs.items()}
+    runners, rejected = {}, {}
+    for name, graph in graphs.items():
+        try:
+            runners[name] = tf_side.Runner(graph)
+        except (ValueError, tf_side.tf.errors.OpError) as err:  # TF will not import the graph: a finding
+            rejected[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "error": f"TF import: {err}"[:300]}
     try:
-        candidates = {name: g for name, g in graphs.items() if name != "original"}
-        result["equivalence"] = equivalence(original, runners, candidates, model.feeds, fetches)
+        candidates = {name: g for name, g in graphs.items() if name in runners and name != "original"}
+        result["equivalence"] = {**equivalence(original, runners, candidates, model.feeds, fetches), **rejected}
         runnable = {name: r for name, r in runners.items()
                     if name == "original" or not {"missing", "error"} & set(result["equivalence"][name])}
         tensors = [f if ":" in f else f + ":0" for f in fetches]
         result["inference"] = tf_side.time_inference(runnable, tensors, tf_side.random_feeds(model.feeds, 0), runs,
-                                                     baseline="grappler")
+                                                     baseline="grappler" if "grappler" in runnable else "original")
         result["inference_runs"] = runs
     finally:
         for runner in runners.values():
