@@ -7,6 +7,7 @@ test time, folded and fused, whose outputs TensorFlow confirms with the fused op
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -284,19 +285,16 @@ def _crosscheck_in(setting: str) -> list[str]:
 
 
 @pytest.mark.tf
-def test_keras_model_fused_agrees_in_tensorflow() -> None:
+def test_keras_model_fused_agrees_in_tensorflow(tmp_path) -> None:
     """A small Keras model (Conv2D + bias + ReLU, Conv2D + BatchNormalization + ReLU6, Dense +
-    ReLU, Dense), frozen by TensorFlow at test time, folded (tf-canonical, constant and
-    BatchNorm folding) and fused on one coarsened island: the GraphDef TensorFlow imports has
+    ReLU, Dense), frozen by TensorFlow at test time, through egraft-opt -tf-grappler with the
+    remapper family (after constant and BatchNorm folding): the GraphDef TensorFlow imports has
     _FusedConv2D and _FusedMatMul and no Conv2D, BiasAdd or Relu left, and computes the same
     outputs (rtol 1e-4, 3 inputs)."""
     tf = pytest.importorskip("tensorflow")
     from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
-    from egraft.ir.graphdef.export_graphdef import export_graphdef
-    from egraft.ir.graphdef.import_graphdef import import_graphdef
-    from egraft.passes.tf.executor_to_tfg import executor_to_tfg
-    from egraft.passes.tf.tfg_to_executor import tfg_to_executor
+    from egraft.passes.cli.main import main
 
     keras = tf.keras
     tf.random.set_seed(0)
@@ -320,11 +318,14 @@ def test_keras_model_fused_agrees_in_tensorflow() -> None:
     graph = frozen.graph.as_graph_def()
     feed, fetch = frozen.inputs[0].name, frozen.outputs[0].name
 
-    module = tfg_to_executor(import_graphdef(graph, "keras_remap"))
-    PassManager(parse_pipeline("builtin.module(func.func(tf-executor-island-coarsening, "
-                               "canonicalize{rules=tf-canonical,tf-constant-folding,tf-batchnorm-folding}, "
-                               "canonicalize{driver=greedy rules=tf-remapper}))")).run(module)
-    fused = tf.compat.v1.GraphDef.FromString(export_graphdef(executor_to_tfg(module)).SerializeToString())
+    source, target = tmp_path / "keras.pb", tmp_path / "fused.pb"
+    source.write_bytes(graph.SerializeToString())
+    err = io.StringIO()
+    code = main([str(source), f"--tf-input-arrays={feed.split(':')[0]}", f"--tf-output-arrays={fetch.split(':')[0]}",
+                 "-tf-grappler=remapper=true report=true", "-o", str(target)],
+                stdin=lambda: b"", stdout=io.StringIO(), stderr=err)
+    assert code == 0 and "remapper: Graph size after" in err.getvalue(), err.getvalue()
+    fused = tf.compat.v1.GraphDef.FromString(target.read_bytes())
     ops = [n.op for n in fused.node]
     assert ops.count("_FusedConv2D") == 2 and ops.count("_FusedMatMul") == 2, [o for o in ops if o != "Const"]
     assert not {"Conv2D", "MatMul", "BiasAdd", "Relu", "Relu6"} & set(ops), ops
