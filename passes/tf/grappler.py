@@ -92,6 +92,8 @@ class Family:
 #: at 3.2 GB where the greedy one took 0.37 s and 211 MB.
 FAMILIES = (
     Family("pruning", "model pruner"),
+    Family("common-subgraph-elimination", "common subgraph elimination", ("grappler-cse",),
+           "egraft.patterns.grappler.cse", "greedy"),
     Family("constant-folding", "constant folding", ("tf-constant-folding",), "", "greedy"),
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), "", "greedy"),
     Family("remapper", "remapper", ("tf-remapper",), "", "greedy", default=False),

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from egraft.ir import Operation
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
+from egraft.rewrite.structural.tf_cse import eliminate_common_subgraphs
 from egraft.rewrite.structural.tf_dependency import optimize_dependencies
 from egraft.rewrite.structural.tf_switch import fold_switches
 
@@ -45,5 +46,6 @@ STEPS = {step.name: step for step in (
     StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
     StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
     StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island", "tf.IdentityN")),
+    StructuralStep("tf-cse", eliminate_common_subgraphs, ("tf.",)),
     StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),
 )}

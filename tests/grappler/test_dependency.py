@@ -14,7 +14,8 @@ from egraft.patterns.grappler.dependency import RULES as DEPENDENCY_RULES
 
 PIPELINE = "builtin.module(tf-grappler)"
 #: The dependency optimizer on its own (one island per node, no other family): what its tests state.
-DEPENDENCY = "builtin.module(tf-grappler{coarsen=false constant-folding=false batchnorm=false})"
+DEPENDENCY = ("builtin.module(tf-grappler{coarsen=false common-subgraph-elimination=false constant-folding=false "
+              "batchnorm=false})")
 
 FORWARDING = """
 func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {

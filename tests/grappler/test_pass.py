@@ -78,8 +78,9 @@ def test_graphdef_with_fetch_flags(graph_file: Path, tmp_path: Path, suffix: str
     assert lines and all(REPORT.search(line) for line in lines), err
     # counted on the tf_executor graph: x is @main's argument, and y's Identity comes back at export
     assert "model pruner: Graph size after: 7 nodes (-1)" in err, err
-    # coarsening merges the NoOp into the island (the control edge becomes program order): folding drops it
-    assert "constant folding: Graph size after: 6 nodes (-1)" in err, err
+    # coarsening merges the NoOp into the island (the control edge becomes program order): the first
+    # family with rules drops it
+    assert "common subgraph elimination: Graph size after: 6 nodes (-1)" in err, err
     assert "dependency optimizer: Graph size after: 3 nodes (-3)" in err, err
     np.testing.assert_array_equal(_value(out), _value(graph_file))
 
@@ -96,7 +97,8 @@ def test_without_output_flags_unconsumed_nodes_are_outputs(graph_file: Path, tmp
 def test_family_switched_off(graph_file: Path, tmp_path: Path) -> None:
     """The pruner alone (every rule driver also erases a NoOp, whose control edges the export keeps)."""
     out = tmp_path / "out.pbtxt"
-    code, _, err = cli(str(graph_file), "--tf-output-arrays=y", "-tf-grappler=dependency=false constant-folding=false batchnorm=false report=true",
+    code, _, err = cli(str(graph_file), "--tf-output-arrays=y", "-tf-grappler=dependency=false common-subgraph-elimination=false constant-folding=false batchnorm=false "
+                       "report=true",
                        "-o", str(out))
     assert code == 0, err
     assert "dependency optimizer" not in err and "model pruner" in err
