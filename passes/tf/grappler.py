@@ -96,6 +96,7 @@ FAMILIES = (
            "egraft.patterns.grappler.cse", "greedy"),
     Family("constant-folding", "constant folding", ("tf-constant-folding",), "", "greedy"),
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), "", "greedy"),
+    Family("arithmetic", "arithmetic optimizer", ("tf-arithmetic",), "", "greedy"),
     Family("remapper", "remapper", ("tf-remapper",), "", "greedy", default=False),
     Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy",
            default=False),
