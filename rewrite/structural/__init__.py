@@ -23,6 +23,7 @@ from egraft.rewrite.structural.executor import canonicalize_executor
 from egraft.rewrite.structural.tf_cse import eliminate_common_subgraphs
 from egraft.rewrite.structural.tf_dependency import optimize_dependencies
 from egraft.rewrite.structural.tf_switch import fold_switches
+from egraft.rewrite.structural.tf_switch_loop_invariant import hoist_loop_invariants
 
 
 @dataclass(frozen=True)
@@ -48,4 +49,5 @@ STEPS = {step.name: step for step in (
     StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island", "tf.IdentityN")),
     StructuralStep("tf-cse", eliminate_common_subgraphs, ("tf.",)),
     StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),
+    StructuralStep("tf-loop-invariant", hoist_loop_invariants, ("tf_executor.Enter",)),
 )}

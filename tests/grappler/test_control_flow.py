@@ -1,5 +1,6 @@
-"""The loop optimizer family of `tf-grappler` (`tf-control-flow`, step `tf-switch`): Switches on
-constant predicates folded with their dead branch, Merges simplified, identical Switches merged.
+"""The loop optimizer family of `tf-grappler` (`tf-control-flow`, steps `tf-switch` and
+`tf-loop-invariant`): Switches on constant predicates folded with their dead branch, Merges
+simplified, identical Switches merged, loop-invariant nodes moved out of while loops.
 
 Deadness: the step alone on generated graphs with Switch/Merge (some predicates constant),
 run by tests/islands' reference with deadness on every feed; and on hand-written graphs for
@@ -7,7 +8,7 @@ what a fold must refuse or rebuild (a fetched dead branch, a used `value_index`)
 v1 control-flow graphs TensorFlow builds at test time (cond with a constant or a computed
 predicate, a fed predicate that must not fold, nested conds, a while loop), through
 `egraft-opt ... -tf-grappler`, then run by TensorFlow against the original (every value of a
-fed predicate).
+fed predicate; the loop runs three iterations or none).
 """
 
 from __future__ import annotations
@@ -204,14 +205,15 @@ def _nested_cond(tf, x, p):
 
 
 def _loop(tf, x, p):
-    w = tf.constant(np.linspace(-1, 1, 9, dtype=np.float32).reshape(3, 3))
-
+    """A while loop with a loop-invariant product of the fed x (not a constant to fold) and a
+    constant-predicate cond in its body; it runs 3 iterations, or none when p is False."""
     def body(i, h):
-        k = tf.matmul(tf.transpose(w), w)  # loop-invariant: depends on a constant only
+        k = tf.matmul(tf.transpose(x), x) * 0.25  # loop-invariant: x enters as a constant
         h = tf.compat.v1.cond(tf.constant(True), lambda: tf.tanh(tf.matmul(h, k)), lambda: h * 0.0)
         return i + 1, h
 
-    return tf.compat.v1.while_loop(lambda i, h: i < 3, body, [tf.constant(0), x])[1]
+    bound = tf.compat.v1.where(p, 3, 0)
+    return tf.compat.v1.while_loop(lambda i, h: i < bound, body, [tf.constant(0), x])[1]
 
 
 def _graph(tf, build: Callable, path: Path) -> Path:
@@ -236,6 +238,14 @@ def _histogram(path: Path) -> dict[str, int]:
     from egraft.ir.graphdef import load_graphdef
 
     return Counter(n.op for n in load_graphdef(path).node)
+
+
+def _entered_ops(path: Path) -> set[str]:
+    """The ops whose value an Enter takes into a loop."""
+    from egraft.ir.graphdef import load_graphdef
+
+    nodes = {n.name: n for n in load_graphdef(path).node}
+    return {nodes[n.input[0].split(":")[0]].op for n in nodes.values() if n.op == "Enter"}
 
 
 def _run(tf, path: Path, p: bool) -> np.ndarray:
@@ -268,3 +278,5 @@ def test_tensorflow_computes_the_same(build: Callable, folded: bool, tmp_path: P
         assert on["Merge"] < off["Merge"] and on["Switch"] < off["Switch"], (on, off)
     else:
         assert on["Switch"] >= 1 and on["Merge"] == off["Merge"] == 2, (on, off)
+    if build is _loop:  # the invariant product (its last op, the Mul) is computed once, before the loop
+        assert "Mul" in _entered_ops(out) and "Mul" not in _entered_ops(tmp_path / "off.pb")
