@@ -98,8 +98,7 @@ FAMILIES = (
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), "", "greedy"),
     Family("arithmetic", "arithmetic optimizer", ("tf-arithmetic",), "", "greedy"),
     Family("remapper", "remapper", ("tf-remapper",), "", "greedy", default=False),
-    Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy",
-           default=False),
+    Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy"),
     Family("dependency", "dependency optimizer", ("grappler-dependency",), "egraft.patterns.grappler.dependency",
            "greedy"),
 )
@@ -183,6 +182,7 @@ class TfGrappler(Pass):
             named = bool(self.outputs or self.control_outputs)  # neither: nodes nothing consumes are fetched
             executor = tfg_to_executor(op, self.outputs if named else None,
                                        control_fetches=self.control_outputs if named else None, feeds=self._feeds(graph))
+            executor.loc = graph.loc  # the report's remarks name the input, as its errors do
             self.optimize(executor, ctx)
             _replace_contents(op, executor_to_tfg(executor))
         except ConversionError as err:
