@@ -42,6 +42,11 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
 * **Concat of unary chains** (HoistCWiseUnaryChains): `ConcatV2(Relu(a), Relu(b), axis)` is
   `Relu(ConcatV2(a, b, axis))` for an elementwise unary op, exact; applied op by op it
   hoists whole chains (inceptionv3's mixed blocks: 31 Relus in Grappler).
+* **Transposes folded into products** (FoldTransposeIntoMatMul): `MatMul(Transpose(a,
+  [1, 0]), b)` is `MatMul(a, b)` with `transpose_a` flipped (either operand), and a
+  `BatchMatMulV2` operand transposed in its last two axes flips `adj_x`/`adj_y` (floats
+  only: adj conjugates complex values). "approx": TF's kernel may sum a transposed layout
+  in another order.
 * **Einsum** as `MatMul` / `BatchMatMulV2` where the equation is a (batched) matrix product
   (`matmul_form`: ij,jk->ik with transposes as flags, leading batch labels, one operand's
   batch absent as BatchMatMulV2 broadcasts it). Not Grappler's (TF's MLIR has it as a
@@ -418,12 +423,57 @@ def _einsum_rule(batched: bool) -> Rule:
 
 EINSUM = [_einsum_rule(False), _einsum_rule(True)]
 
+# ------------------------------------------------------------------ transposes folded into products
+
+
+def _swaps_last_two(rank: int | None):
+    """The permutation swaps the last two axes and keeps the others (of `rank` if given)."""
+    def fn(p: A.Attribute) -> bool:
+        perm = _ints(p)
+        if perm is None or len(perm) < 2 or (rank is not None and len(perm) != rank):
+            return False
+        n = len(perm)
+        return perm.tolist() == [*range(n - 2), n - 1, n - 2]
+    return fn
+
+
+def _flipped(flag: A.Attribute | None) -> A.Attribute:
+    """The flag negated (absent: its default, false)."""
+    return A.BoolAttr(not (isinstance(flag, A.IntegerAttr) and flag.value))
+
+
+def _fold_transpose(product: str, flags: tuple[str, str], side: int, rank: int | None) -> Rule:
+    """product(Transpose(x), y) -> product(x, y) with the operand's flag flipped (side 0),
+    or the same for the second operand (side 1)."""
+    t, other = op("tf.Transpose", x, p1), y
+    operands = (t, other) if side == 0 else (other, t)
+    fa, fb = var("fa"), var("fb")
+    bound = {flags[0]: fa, flags[1]: fb}
+    built = {flags[0]: fa, flags[1]: fb}
+    built[flags[side]] = Native(f"flip-{flags[side]}", _flipped, (bound[flags[side]],), "attr")
+    short = product[3:].lower()
+    return rule(f"{short}-of-transpose-{'ab'[side]}", op(product, *operands, **bound),
+                op(product, *((x, y) if side == 0 else (y, x)), **built),
+                where=[is_constant(p1), pred("the permutation swaps the last two axes", _swaps_last_two(rank),
+                                             const_of("p1")), float_element(x)],
+                tags=_APPROX,
+                doc=f"{product[3:]} of a transposed operand is {product[3:]} with that operand's {flags[side]} "
+                    "flipped: the same products (Grappler's FoldTransposeIntoMatMul). Floats only (adj_x "
+                    "conjugates complex values); TF's kernel may block the sums differently for a transposed "
+                    "layout, so equal up to rounding (approx)")
+
+
+TRANSPOSE_INTO_PRODUCT = [
+    *(_fold_transpose("tf.MatMul", ("transpose_a", "transpose_b"), side, 2) for side in (0, 1)),
+    *(_fold_transpose("tf.BatchMatMulV2", ("adj_x", "adj_y"), side, None) for side in (0, 1)),
+]
+
 #: tf-canonical's rules that are Grappler arithmetic stages, shared (not restated) so that
 #: running both sets applies each once.
 SHARED = [r for r in CANONICAL if r.name in ("neg-neg", "addv2-of-neg-left", "addv2-of-neg-right", "sub-of-neg",
                                               "reshape-reshape", "cast-same-type")]
 
-RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *SHARED]
+RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *TRANSPOSE_INTO_PRODUCT, *SHARED]
 
 #: The rules with Grappler's single-consumer condition (`once`), which reads the IR.
 GREEDY_ONLY = [r for r in RULES if any(getattr(c, "name", "").endswith(_ONE_USE) for c in r.where)]

@@ -36,17 +36,23 @@ DRAWN_ELSEWHERE = {"squeeze-of-expanddims", "expanddims-of-squeeze", "einsum-to-
 
 _INTEGER_TYPES = st.builds(lambda et, shape: T.RankedTensorType(tuple(shape), et),
                            st.sampled_from([T.i8, T.i32, T.i64]), st.lists(st.integers(1, 3), max_size=3))
+#: Square matrices (batched or not), so that a transposed operand still multiplies.
+_SQUARE_TYPES = st.builds(lambda n, batch, rank: T.RankedTensorType(((batch,) if rank == 3 else ()) + (n, n), T.f32),
+                          st.integers(1, 3), st.integers(1, 2), st.sampled_from([2, 3]))
+#: The float-regrouping rules: exact on integers, where the harness checks them exactly.
+_EXACT_ON_INTEGERS = {r.name for r in ar.REASSOCIATE} | {"hoist-common-factor"}
+_PRODUCTS = {r.name for r in ar.TRANSPOSE_INTO_PRODUCT}
 
 
 @pytest.mark.parametrize("rule", OWN, ids=[r.name for r in OWN])
 def test_rule_is_sound(rule) -> None:
     if rule.name in DRAWN_ELSEWHERE:
         pytest.skip("attributes the harness cannot draw: checked on the modules below")
-    examples = 4 if rule.name.startswith("concat-of-") else 8  # 24 of them, each variadic: keep it cheap
-    if "approx" in rule.tags:  # exact on integers (wrapping + and * associate and distribute)
+    examples = 4 if rule.name.startswith("concat-of-") else 8  # 15 of them, each variadic: keep it cheap
+    if rule.name in _EXACT_ON_INTEGERS:
         assert_rule_sound(rule, examples=examples, exact=True, types=_INTEGER_TYPES)
     else:
-        assert_rule_sound(rule, examples=examples)
+        assert_rule_sound(rule, examples=examples, types=_SQUARE_TYPES if rule.name in _PRODUCTS else None)
 
 
 def test_the_set_is_registered_with_the_shared_rules() -> None:
@@ -192,6 +198,27 @@ def test_narrowing_cast_chain_is_kept(driver: str) -> None:
     out = _run(text, driver)
     assert out.count('"tf.Cast"') == 3, out
     assert_pass_sound(text, f"builtin.module(func.func(canonicalize{{rules={SET} driver={driver}}}))", examples=15)
+
+
+PRODUCTS = """func.func @f(%x: tensor<2x3xf32>, %w: tensor<4x3xf32>, %b: tensor<2x4x3xf32>, %c: tensor<2x4x5xf32>) -> (tensor<2x4xf32>, tensor<2x3x5xf32>) {
+  %p = "tf.Const"() {value = dense<[1, 0]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %wt = "tf.Transpose"(%w, %p) : (tensor<4x3xf32>, tensor<2xi32>) -> tensor<3x4xf32>
+  %m = "tf.MatMul"(%x, %wt) {transpose_a = false, transpose_b = false} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %q = "tf.Const"() {value = dense<[0, 2, 1]> : tensor<3xi32>} : () -> tensor<3xi32>
+  %bt = "tf.Transpose"(%b, %q) : (tensor<2x4x3xf32>, tensor<3xi32>) -> tensor<2x3x4xf32>
+  %bm = "tf.BatchMatMulV2"(%bt, %c) {adj_x = false, adj_y = false} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %m, %bm : tensor<2x4xf32>, tensor<2x3x5xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_transposes_fold_into_products(driver: str) -> None:
+    """MatMul(x, Transpose(w)) is MatMul(x, w, transpose_b), a batched product takes adj_x
+    for a transpose of its last two axes: no Transpose is left (Grappler's
+    FoldTransposeIntoMatMul)."""
+    out = assert_rewrites_soundly(PRODUCTS, driver, examples=8)
+    assert out.count('"tf.Transpose"') == 0 and "transpose_b = true" in out and "adj_x = true" in out, out
 
 
 # ------------------------------------------------------------------ a generated-graph property
