@@ -18,7 +18,7 @@ from egraft.ir import Diagnostic, DiagnosticError, Operation, verify
 from egraft.ir.graphdef import GraphDefError, format_pbtxt, parse_pb, parse_pbtxt
 from egraft.ir.graphdef.export_graphdef import export_graphdef
 from egraft.ir.graphdef.import_graphdef import import_graphdef
-from egraft.ir.core.location import FileLineColLoc, Location
+from egraft.ir.core.location import FileLineColLoc, Location, UnknownLoc
 
 from egraft.passes.tf.executor_to_tfg import executor_to_tfg
 from egraft.passes.cli.formats import FORMATS, Format, PrintOptions, register_format
@@ -108,10 +108,19 @@ def _reader(parse: Callable) -> Callable[[bytes, str, bool], Operation]:
                 graph = parse_pbtxt(text, filename)
             else:
                 graph = parse_pb(data, filename)
-            return import_graphdef(graph, filename)
+            return _located(import_graphdef(graph, filename), filename)
         except GraphDefError as err:
             raise diagnostic_error(err, filename) from None
     return read
+
+
+def _located(module: Operation, filename: str) -> Operation:
+    """The module and its graph located at the file (a GraphDef has no lines: ``file:0:0``), so a
+    pass's diagnostic about the whole graph names the input instead of ``loc(unknown)``."""
+    for op in [module, *(o for o in module.regions[0].ops() if o.name == "tfg.graph")]:
+        if isinstance(op.loc, UnknownLoc):
+            op.loc = FileLineColLoc(filename, 0, 0)
+    return module
 
 
 def _writer(binary: bool) -> Callable[[Operation, PrintOptions, str | None], bytes]:

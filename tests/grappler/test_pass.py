@@ -108,7 +108,7 @@ def test_family_switched_off(graph_file: Path, tmp_path: Path) -> None:
 
 def test_bad_fetch_is_a_diagnostic(graph_file: Path, tmp_path: Path) -> None:
     code, _, err = cli(str(graph_file), "--tf-output-arrays=nope", "-tf-grappler", "-o", str(tmp_path / "o.pb"))
-    assert code == 1 and "error: tf-grappler: output 'nope' names no node of the graph" in err, err
+    assert code == 1 and f"{graph_file}:0:0: error: tf-grappler: output 'nope' names no node of the graph" in err, err
     assert "Traceback" not in err
 
 
