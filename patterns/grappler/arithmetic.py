@@ -29,7 +29,8 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
   Inf where the original gives NaN (1/0 - 1/0), which the interpreter check rejects.
 * **Shape ops** (RemoveIdentityTranspose, RemoveRedundantReshape): a transpose of a
   transpose is one transpose by the composed permutation, a transpose by the identity
-  permutation is its operand, a reshape to the operand's static shape is the operand, a
+  permutation is its operand, a reshape to the operand's static shape (or to its Shape) is
+  the operand, a
   reshape ignores a Squeeze or ExpandDims before it (only the element order counts), and
   `Squeeze(ExpandDims(x, d), [d])` / `ExpandDims(Squeeze(x, [d]), d)` are x. All exact
   (elements only move).
@@ -250,6 +251,8 @@ SHAPES = [
     rule("reshape-same-shape", op("tf.Reshape", x, var("s")).bind("m"), x,
          where=[static_shape(x), same_type(x, "m")],
          doc="a reshape to the operand's own static shape is the operand (Grappler's RemoveRedundantReshape)"),
+    rule("reshape-to-own-shape", op("tf.Reshape", x, op("tf.Shape", x)).bind("m"), x, where=[same_type(x, "m")],
+         doc="Reshape(x, Shape(x)) is x, whatever x's shape (GraphDef imports carry no static shapes)"),
     rule("reshape-of-squeeze", op("tf.Reshape", op("tf.Squeeze", x), var("s")), op("tf.Reshape", x, var("s")),
          doc="Reshape reads only the elements in order, which Squeeze keeps: the Squeeze is not needed"),
     rule("reshape-of-expanddims", op("tf.Reshape", op("tf.ExpandDims", x, d), var("s")),
