@@ -14,7 +14,8 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
   (`constant_folding.evaluate`, dtype-exact). Broadcasting is associative, so the shape is
   the original's whatever x's. Exact on integers (wrapping `+` and `*` are associative);
   on floats it regroups a rounding (and `x * 1e30 * 1e-30` is not `x * 1.0` near overflow),
-  as Grappler does: tagged "approx".
+  as Grappler does: tagged "approx". A float constant that overflows, or a product that
+  underflows, from finite nonzero constants is not built. Grappler's Div forms are left out.
 * **AddN formation** (AddOpsRewrite): a chain `AddV2(AddV2(x, y), z)` of operands of one
   static type (Grappler: symbolically equal shapes, so no broadcast) is `AddN(x, y, z)`,
   which TF's kernel sums in operand order. Grappler also renames a single AddV2 of equal
@@ -22,7 +23,8 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
 * **Common factors hoisted** (HoistCommonFactor): `AddV2(Mul(x, y), Mul(x, z))` ->
   `Mul(x, AddV2(y, z))`. Grappler asks the unique factors' shapes to match (so that the
   inner sum does not broadcast more than before); soundness needs no shape condition (if
-  the original broadcasts, so does the new form, to the same shape), extraction decides.
+  the original broadcasts, so does the new form, to the same shape), and the Muls must
+  have one consumer (`once`), so no shape condition is asked.
   Exact on integers (wrapping arithmetic distributes); on floats distributivity rounds
   differently, and x*y + x*z may overflow where x * (y + z) does not: "approx". Grappler's
   common denominator form (`y/x + z/x` -> `(y + z)/x`) is left out: at x = 0 it gives
@@ -30,8 +32,8 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
 * **Shape ops** (RemoveIdentityTranspose, RemoveRedundantReshape): a transpose of a
   transpose is one transpose by the composed permutation, a transpose by the identity
   permutation is its operand, a reshape to the operand's static shape (or to its Shape) is
-  the operand, a
-  reshape ignores a Squeeze or ExpandDims before it (only the element order counts), and
+  the operand, a reshape ignores a Squeeze or ExpandDims before it (only the element order
+  counts), and
   `Squeeze(ExpandDims(x, d), [d])` / `ExpandDims(Squeeze(x, [d]), d)` are x. All exact
   (elements only move).
 * **Cast chains** (RemoveRedundantCast): `Cast(Cast(x))` is one Cast when the middle type
@@ -60,7 +62,8 @@ greedy driver reaches in 0.14 s. What a stage does and how it is stated here:
 
 Already in other sets, shared here by reference and not restated: `Neg(Neg(x))`,
 `AddV2(x, Neg(y))`, `AddV2(Neg(x), y)`, `Sub(x, Neg(y))` and a Reshape of a Reshape
-(tf-canonical, Grappler's RemoveNegation and RemoveInvolution), and `Identity`, `Snapshot`,
+and a Cast to the same type (tf-canonical, Grappler's RemoveNegation, RemoveInvolution and
+RemoveRedundantCast), and `Identity`, `Snapshot`,
 `StopGradient` (grappler-dependency, which runs after this family).
 """
 
