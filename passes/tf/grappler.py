@@ -97,7 +97,7 @@ FAMILIES = (
     Family("constant-folding", "constant folding", ("tf-constant-folding",), "", "greedy"),
     Family("batchnorm", "batchnorm folding", ("tf-batchnorm-folding",), "", "greedy"),
     Family("arithmetic", "arithmetic optimizer", ("tf-arithmetic",), "", "greedy"),
-    Family("remapper", "remapper", ("tf-remapper",), "", "greedy", default=False),
+    Family("remapper", "remapper", ("tf-remapper",), "", "greedy"),
     Family("control-flow", "loop optimizer", ("tf-control-flow",), "egraft.patterns.grappler.control_flow", "greedy"),
     Family("dependency", "dependency optimizer", ("grappler-dependency",), "egraft.patterns.grappler.dependency",
            "greedy"),

@@ -38,7 +38,7 @@ node {{ name: "unused" op: "Exp" input: "c" {_f32("T")} }}
 versions {{ producer: 27 }}
 """
 X = np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5
-REPORT = re.compile(r"(model pruner|[a-z ]+ (optimizer|folding|elimination)): Graph size after: \d+ nodes "
+REPORT = re.compile(r"(model pruner|remapper|[a-z ]+ (optimizer|folding|elimination)): Graph size after: \d+ nodes "
                     r"\([+-]\d+\), time = \d+ms")
 
 
@@ -98,7 +98,7 @@ def test_family_switched_off(graph_file: Path, tmp_path: Path) -> None:
     """The pruner alone (every rule driver also erases a NoOp, whose control edges the export keeps)."""
     out = tmp_path / "out.pbtxt"
     code, _, err = cli(str(graph_file), "--tf-output-arrays=y", "-tf-grappler=dependency=false common-subgraph-elimination=false constant-folding=false batchnorm=false "
-                       "arithmetic=false control-flow=false "
+                       "arithmetic=false remapper=false control-flow=false "
                        "report=true",
                        "-o", str(out))
     assert code == 0, err
