@@ -324,6 +324,69 @@ def _batch_norm_ex_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> 
     return made
 
 
+def _summed_bias(bias: A.Attribute, shift: A.Attribute, rank: int) -> A.Attribute | None:
+    """b + c for a fused op's 1-D float32 bias b and a constant c added after it, if c is
+    one value per channel ((C,) or (1, ..., 1, C), of rank <= the output's)."""
+    if not all(isinstance(a, A.DenseElementsAttr) and a.element_type is T.f32 for a in (bias, shift)):
+        return None
+    left, right = bias.to_numpy(), shift.to_numpy()
+    if left.ndim != 1 or not 1 <= right.ndim <= rank or right.shape[-1] != left.shape[0] \
+            or any(d != 1 for d in right.shape[:-1]):
+        return None
+    total = np.ascontiguousarray(left + right.reshape(-1), "<f4")
+    return A.DenseElementsAttr(bias.type, "0x" + total.tobytes().hex().upper())
+
+
+def _absorbing_rules(fused: str, computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
+    """What follows a fused op with fused_ops = [BiasAdd] joins it: an activation it
+    computes, or a constant per-channel shift added to its constant bias (a BatchNorm
+    shift tf-batchnorm-folding left after a bias the remapper had already fused: the
+    result is the same whichever family ran first)."""
+    if ("BiasAdd",) not in computes:
+        return []
+    rank = 2 if fused == "_FusedMatMul" else 4
+    only_bias = A.ArrayAttr((A.StringAttr("BiasAdd"),))
+
+    def inner():
+        layout = {} if fused == "_FusedMatMul" else {"data_format": var("f_fmt")}
+        return op(f"tf.{fused}", x, w, [b], fused_ops=only_bias, device=var("d_c"), **layout).bind("f")
+
+    one_use = pred("the fused op's value has one use", _single_use, var("f"))
+    made = []
+    for act in ACTIVATIONS:
+        if ("BiasAdd", act) not in computes:
+            continue
+        alpha = var("alpha") if act == "LeakyRelu" else None
+        source = _activation(act, inner())
+        attrs = {"fused_ops": A.ArrayAttr((A.StringAttr("BiasAdd"), A.StringAttr(act)))}
+        if alpha is not None:
+            attrs["leakyrelu_alpha"] = alpha
+        made.append(rule(f"{fused.lower().lstrip('_')}-then-{act.lower()}{suffix}", source,
+                         op(f"tf.{fused}", x, w, [b], copy_attrs="f", _mlir_name=_NAME, **attrs),
+                         where=[one_use, pred(f"the device has a {fused} kernel for x's type",
+                                              lambda a, c, t: _has_kernel(fused, (a, c), t), var("d_c"),
+                                              var("d_act"), type_of("x"))], tags=_APPROX,
+                         doc=f"{act} after {fused} with fused_ops = [BiasAdd] joins it as [BiasAdd, {act}]"))
+    for adder in ("AddV2", "BiasAdd"):
+        shift = var("shift")
+        attrs = {"data_format": var("s_fmt")} if adder == "BiasAdd" else {}
+        source = op(f"tf.{adder}", inner(), shift, device=var("d_s"), _mlir_name=_NAME, **attrs)
+        summed = op("tf.Const", value=native("summed-bias", lambda bc, sc: _summed_bias(bc, sc, rank), const_of("b"),
+                                             const_of("shift")), types=[type_of("b")])
+        where = [one_use, is_constant(b), is_constant(shift),
+                 pred("on one device", lambda a, c: _device(a) == _device(c), var("d_c"), var("d_s"))]
+        if adder == "BiasAdd" and fused != "_FusedMatMul":  # a matrix's channel is its last axis in both
+            where.append(pred("the shift's layout is the fused op's", _same_layout, var("s_fmt"), var("f_fmt")))
+        elif adder == "AddV2" and fused != "_FusedMatMul":  # a constant added broadcasts on the last axis
+            where.append(pred("the fused op is NHWC", lambda f: _same_layout(f, _NHWC), var("f_fmt")))
+        made.append(rule(f"{fused.lower().lstrip('_')}-then-{adder.lower()}{suffix}", source,
+                         op(f"tf.{fused}", x, w, [summed], copy_attrs="f", _mlir_name=_NAME),
+                         where=where, tags=_APPROX, commutative=adder == "AddV2",
+                         doc=f"a constant per-channel {adder} after {fused} with fused_ops = [BiasAdd] joins its "
+                             "constant bias"))
+    return made
+
+
 def rules(setting: str) -> list[Rule]:
     """Every fusion whose kernel computes in `setting` ("portable": oneDNN off and on)."""
     suffix = "" if setting == "portable" else f"-{setting}"
@@ -336,7 +399,9 @@ def rules(setting: str) -> list[Rule]:
             *_bias_rules("DepthwiseConv2dNative", lists("_FusedDepthwiseConv2dNative"), suffix),
             *_bias_rules("MatMul", lists("_FusedMatMul"), suffix),
             *_batch_norm_rules(lists("_FusedConv2D"), suffix),
-            *_batch_norm_ex_rules(lists("_FusedBatchNormEx"), suffix)]
+            *_batch_norm_ex_rules(lists("_FusedBatchNormEx"), suffix),
+            *(r for f in ("_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul")
+              for r in _absorbing_rules(f, lists(f), suffix))]
 
 
 RULES = rules("portable")

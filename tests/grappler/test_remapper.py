@@ -382,3 +382,28 @@ def test_keras_reshaped_bias_is_flattened() -> None:
             f'  %r = "tf.Relu"(%a) {{DEV}} : ({O}) -> {O}\n')
     out = _sound(_module(body))
     assert 'fused_ops = ["BiasAdd", "Relu"]' in out and "tensor<3xf32>) -> " + O in out, out
+
+
+FUSED = (f'  %f = "tf._FusedConv2D"(%c0, %w, %b) {{{_CONV}, fused_ops = ["BiasAdd"], num_args = 1, DEV}} : '
+         f'({O}, tensor<2x2x2x3xf32>, tensor<3xf32>) -> {O}\n')
+
+
+@pytest.mark.parametrize("after", ["relu", "shift"])
+def test_what_follows_a_fused_bias_joins_it(after: str) -> None:
+    """A fused op with fused_ops = [BiasAdd] takes the activation after it, or a constant
+    per-channel shift into its bias (a BatchNorm shift folded after the remapper ran)."""
+    body = ('  %c0 = "tf.Relu"(%c) : (' + O + ') -> ' + O + "\n" + FUSED.replace("%w, %b", "%w0, %b")
+            .replace("tensor<2x2x2x3xf32>", "tensor<2x2x3x3xf32>"))
+    body = ('  %w0 = "tf.Const"() {value = dense<0.25> : tensor<2x2x3x3xf32>} : () -> tensor<2x2x3x3xf32>\n' + body)
+    if after == "relu":
+        body += f'  %r = "tf.Relu6"(%f) {{DEV}} : ({O}) -> {O}\n'
+    else:
+        body += ('  %s = "tf.Const"() {value = dense<[[[[0.5, -1.0, 2.0]]]]> : tensor<1x1x1x3xf32>} : () -> '
+                 'tensor<1x1x1x3xf32>\n' + f'  %r = "tf.AddV2"(%s, %f) {{DEV}} : (tensor<1x1x1x3xf32>, {O}) -> {O}\n')
+    out = _sound(_module(body))
+    assert out.count('"tf._FusedConv2D"') == 1 and '"tf.AddV2"' not in out and '"tf.Relu6"' not in out, out
+    if after == "relu":
+        assert 'fused_ops = ["BiasAdd", "Relu6"]' in out, out
+    else:
+        summed = np.array([0.1 + 0.5, -2.0 - 1.0, 0.3 + 2.0], "<f4").tobytes().hex().upper()
+        assert f'dense<"0x{summed}">' in out, out
