@@ -38,11 +38,11 @@ DEFAULT_MAX_ITERATIONS = 1000
 DEFAULT_FOLD_ELEMENTS = 1_000_000
 
 
-def fold_element_limit_option() -> Any:
+def fold_element_limit_option(default: int = DEFAULT_FOLD_ELEMENTS) -> Any:
     """The `fold-element-limit` option of the passes that run folding rules."""
     from egraft.passes.manager.registry import option
 
-    return option(DEFAULT_FOLD_ELEMENTS, "Refuse folds and checks that would read more elements of one "
+    return option(default, "Refuse folds and checks that would read more elements of one "
                   "non-splat constant (0: no limit; splats fold at any size)", min=0)
 
 

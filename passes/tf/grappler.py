@@ -104,6 +104,11 @@ FAMILIES = (
 )
 
 
+#: Grappler's constant folding keeps constants up to 10 MiB; in float32 elements. A weight
+#: scaled by a folded BatchNorm is replaced, not added to (resnet50's largest is 2.4M elements).
+GRAPPLER_FOLD_ELEMENTS = 10 * 1024 * 1024 // 4
+
+
 def _family_options(cls: type) -> type:
     """One `<family>=true|false` option per entry of `FAMILIES` (before attrs makes the class)."""
     for family in FAMILIES:
@@ -157,7 +162,7 @@ class TfGrappler(Pass):
                                     min=0)
     max_enodes: int = option(DEFAULT_MAX_ENODES, "Egraph: e-nodes per family (0: no limit)", min=0)
     timeout: float = option(DEFAULT_TIMEOUT, "Egraph: wall seconds per family's round trip (0: no limit)", min=0)
-    fold_element_limit: int = fold_element_limit_option()
+    fold_element_limit: int = fold_element_limit_option(GRAPPLER_FOLD_ELEMENTS)
     report: bool = option(False, "Emit one line per family and round, in Grappler's form")
     coarsen: bool = option(True, "Merge islands first (tf-executor-island-coarsening), so rules see across nodes")
 

@@ -76,9 +76,10 @@ def _array(c: A.Attribute, who: str) -> np.ndarray | None:
     """A float32 constant's elements (None: not float32 dense, or over the pass's fold limit)."""
     if not isinstance(c, A.DenseElementsAttr) or c.element_type is not T.f32:
         return None
-    if not c.is_splat and not allows(math.prod(c.type.shape or ()), who):
+    splat = c.is_splat  # once: it scans a weight's hex digits
+    if not splat and not allows(math.prod(c.type.shape or ()), who):
         return None
-    if c.is_splat:
+    if splat:
         return np.full(c.type.shape or (), c.data, np.float32)
     return c.to_numpy().astype(np.float32, copy=False)
 
@@ -329,14 +330,32 @@ def _keeps_rank(kc: A.Attribute, pt: T.Type) -> bool:
                                                       and len(kc.type.shape) <= pt.rank)
 
 
-def _bias_plus(a: A.Attribute, c: A.Attribute, f: A.Attribute | None) -> A.Attribute | None:
+def _bias_plus(a: A.Attribute, c: A.Attribute, f: A.Attribute | None, rank: int | None = None) -> A.Attribute | None:
     """b + c for a BiasAdd's bias b and a constant c added after it, if c is one value per
-    channel (1-D, NHWC: the sum keeps the BiasAdd's shape)."""
+    channel (1-D, NHWC: the sum keeps the BiasAdd's shape; or, when the BiasAdd's input has
+    ``rank``, shaped (1, ..., C) of at most that rank)."""
     left, right = _array(a, "addv2-of-biasadd"), _array(c, "addv2-of-biasadd")
     if left is None or right is None or left.ndim != 1:
         return None
-    per = _per_channel(right, left.shape[0], _layout(f), None)
+    per = _per_channel(right, left.shape[0], _layout(f), rank)
     return None if per is None else _dense(left + per)
+
+
+def _bias_plus_4d(a: A.Attribute, c: A.Attribute, f: A.Attribute | None) -> A.Attribute | None:
+    return _bias_plus(a, c, f, 4)
+
+
+def _conv_bias_shift(name: str, conv: str) -> Rule:
+    """`AddV2(BiasAdd(conv(x, w), b), c) -> BiasAdd(conv(x, w), b + c)`: a convolution's output
+    is 4-D, so a constant c of shape (1, 1, 1, C) (Keras's resnet50 reshapes its BatchNorm
+    variables so) adds one value per channel and keeps the shape."""
+    return rule(name, op("tf.AddV2", op("tf.BiasAdd", op(conv, x, w).bind("cv"), b, data_format=_f), b2),
+                op("tf.BiasAdd", "cv", op("tf.Const", value=Native(f"{name}-bias", _bias_plus_4d,
+                                                                   (ConstOf("b"), ConstOf("b2"), Var("f")), "attr"),
+                                          types=[type_of("b")]), data_format=_f),
+                where=[is_constant(b), is_constant(b2)], commutative=True, tags=_APPROX,
+                doc="(conv + b) + c = conv + (b + c) for c one constant per channel of the 4-D convolution "
+                    "output, (1, 1, 1, C) included")
 
 
 RULES = [
@@ -378,6 +397,8 @@ RULES = [
          where=[is_constant(b), is_constant(b2)], commutative=True, tags=_APPROX,
          doc="(x + b) + c = x + (b + c) when c is one constant per channel: the shift Keras's BatchNorm "
              "leaves after a biased convolution joins its bias"),
+    _conv_bias_shift("addv2-of-conv2d-biasadd", "tf.Conv2D"),
+    _conv_bias_shift("addv2-of-depthwise-biasadd", "tf.DepthwiseConv2dNative"),
 ]
 
 GREEDY_ONLY = [r for r in RULES if r.name.startswith("fused-batchnorm")]

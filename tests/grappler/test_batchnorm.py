@@ -252,3 +252,29 @@ def test_keras_conv_batchnorm_model_agrees_in_tensorflow() -> None:
     for seed in range(3):
         x = np.random.default_rng(seed).normal(0, 1, (2, 8, 8, 3)).astype(np.float32)
         np.testing.assert_allclose(run(folded, x), run(graph, x), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_shift_of_rank_four_joins_a_convolution_bias(driver: str) -> None:
+    """Keras's resnet50 reshapes its BatchNorm shift to (1, 1, 1, C): after a convolution (4-D)
+    the AddV2 of it joins the BiasAdd; after a rank-unknown BiasAdd input it must not (the add
+    could raise the rank)."""
+    text = ("func.func @f(%x: tensor<1x4x4x2xf32>, %y: tensor<*xf32>) -> (tensor<*xf32>, tensor<*xf32>) {\n"
+            + _const("w", "[[[[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], [[1.0, 2.0, 3.0], [-1.0, 0.5, 0.125]]]]",
+                     "1x2x2x3")
+            + _const("b", "[0.1, -0.2, 0.3]", "3") + _const("c", "[[[[1.0, 2.0, -3.0]]]]", "1x1x1x3")
+            + f'  %k = "tf.Conv2D"(%x, %w) {{strides = [1, 1, 1, 1], {_CONV}}} : (tensor<1x4x4x2xf32>, '
+              f'tensor<1x2x2x3xf32>) -> tensor<*xf32>\n'
+            + '  %p = "tf.BiasAdd"(%k, %b) {data_format = "NHWC"} : (tensor<*xf32>, tensor<3xf32>) -> tensor<*xf32>\n'
+            + '  %r = "tf.AddV2"(%p, %c) : (tensor<*xf32>, tensor<1x1x1x3xf32>) -> tensor<*xf32>\n'
+            + '  %q = "tf.BiasAdd"(%y, %b) {data_format = "NHWC"} : (tensor<*xf32>, tensor<3xf32>) -> tensor<*xf32>\n'
+            + '  %s = "tf.AddV2"(%q, %c) : (tensor<*xf32>, tensor<1x1x1x3xf32>) -> tensor<*xf32>\n'
+            + "  return %r, %s : tensor<*xf32>, tensor<*xf32>\n}\n")
+    module = parse(text)
+    before = run_function(module, [np.ones((1, 4, 4, 2), np.float32), np.ones((2, 3), np.float32)])
+    out = _run(text, driver)
+    assert _ops(out, "AddV2") == 1 and '"tf.AddV2"(%2' in out, out  # the unknown-rank one stays
+    after = run_function(parse(out), [np.ones((1, 4, 4, 2), np.float32), np.ones((2, 3), np.float32)])
+    for e, a in zip(before, after):
+        assert e.shape == a.shape
+        np.testing.assert_allclose(a, e, rtol=1e-6)
