@@ -149,6 +149,20 @@ def test_an_op_with_another_consumer_is_not_rewritten(driver: str) -> None:
     assert out.count('"tf.Mul"') == 2 and out.count('"tf.Relu"') == 2, out
 
 
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_activation_the_remapper_fuses_is_not_hoisted(driver: str) -> None:
+    """Relu(BiasAdd(..)) branches stay: the remapper fuses each Relu into its producer (no
+    node), where a hoisted Relu after the concat would cost one."""
+    t = "tensor<2x2xf32>"
+    text = (f"func.func @f(%a: {t}, %b: {t}, %bias: tensor<2xf32>) -> tensor<4x2xf32> {{\n"
+            + "".join(f'  %{v}b = "tf.BiasAdd"(%{v}, %bias) {{data_format = "NHWC"}} : ({t}, tensor<2xf32>) -> {t}\n'
+                      f'  %{v}r = "tf.Relu"(%{v}b) : ({t}) -> {t}\n' for v in "ab")
+            + '  %ax = "tf.Const"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>\n'
+            + f'  %c = "tf.ConcatV2"(%ar, %br, %ax) : ({t}, {t}, tensor<i32>) -> tensor<4x2xf32>\n'
+            + "  return %c : tensor<4x2xf32>\n}\n")
+    assert _run(text, driver).count('"tf.Relu"') == 2
+
+
 SHAPES = """func.func @f(%x: tensor<2x3xf32>, %w: tensor<1x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x3xf32>, tensor<3x2xf32>, tensor<6xf32>, tensor<2x3x1xf32>) {
   %pos = "tf.Const"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
   %neg = "tf.Const"() {value = dense<-1> : tensor<i32>} : () -> tensor<i32>
