@@ -312,16 +312,23 @@ def _batch_norm_ex_rules(computes: tuple[tuple[str, ...], ...], suffix: str) -> 
                    epsilon=var("eps"), data_format=var("bn_fmt"), exponential_avg_factor=var("eaf"),
                    activation_mode=A.StringAttr(mode), num_side_inputs=A.IntegerAttr(0, T.i64),
                    device=var("d_b"), _mlir_name=_NAME,
-                   types=[type_of("act"), *(type_of("scale") for _ in range(5))])
+                   types=[type_of("act"), *(type_of("scale") for _ in range(4)), T.UnrankedTensorType(T.f32)])
         made.append(rule(f"fusedbatchnormv3-{mode.lower()}{suffix}", source, fused[0], where=[
             pred("the device has a _FusedBatchNormEx kernel for x's type",
                  lambda d1, d2, xt: _has_kernel("_FusedBatchNormEx", (d1, d2), xt), var("d_b"), var("d_act"),
                  type_of("x")),
             pred("the BatchNorm's statistics are unused and y has one use",
-                 lambda o: _others_unused(o) and len(o.results[0].uses) == 1, var("bn"))],
+                 lambda o: _others_unused(o) and len(o.results[0].uses) == 1, var("bn")),
+            pred("NHWC with a channel count divisible by 4 (the kernel refuses others at run time)",
+                 _batch_norm_ex_shape, var("bn_fmt"), const_of("scale"), type_of("scale"))],
             tags=_APPROX, doc=f"{mode}(FusedBatchNormV3(x)) in inference is _FusedBatchNormEx with activation_mode "
                               f"= {mode}, when the BatchNorm's statistics are unused"))
     return made
+
+
+def _batch_norm_ex_shape(fmt: A.Attribute | None, sc: A.Attribute | None, st: T.Type) -> bool:
+    shape = sc.type.shape if isinstance(sc, A.DenseElementsAttr) else getattr(st, "shape", None)
+    return _same_layout(fmt, _NHWC) and shape is not None and len(shape) == 1 and shape[0] > 0 and shape[0] % 4 == 0
 
 
 def _summed_bias(bias: A.Attribute, shift: A.Attribute, rank: int) -> A.Attribute | None:

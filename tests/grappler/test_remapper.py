@@ -407,3 +407,18 @@ def test_what_follows_a_fused_bias_joins_it(after: str) -> None:
     else:
         summed = np.array([0.1 + 0.5, -2.0 - 1.0, 0.3 + 2.0], "<f4").tobytes().hex().upper()
         assert f'dense<"0x{summed}">' in out, out
+
+
+@pytest.mark.parametrize("channels", [4, 3])
+def test_batchnorm_relu_fuses_with_onednn_on_channels_divisible_by_4(channels: int) -> None:
+    t, c = f"tensor<1x2x2x{channels}xf32>", f"tensor<{channels}xf32>"
+    consts = "".join(f'  %{n} = "tf.Const"() {{value = dense<{v}> : {c}}} : () -> {c}\n'
+                     for n, v in (("s", 1.5), ("o", 0.25), ("m", -0.5), ("v", 2.0)))
+    text = (f"func.func @f(%x: {t}) -> {t} {{\n" + consts
+            + f'  %y:6 = "tf.FusedBatchNormV3"(%x, %s, %o, %m, %v) {{data_format = "NHWC", epsilon = 0.001 : f32, '
+              f'exponential_avg_factor = 1.0 : f32, is_training = false}} : ({t}, {c}, {c}, {c}, {c}) -> '
+              f'({t}, {c}, {c}, {c}, {c}, tensor<*xf32>)\n'
+            + f'  %r = "tf.Relu"(%y#0) : ({t}) -> {t}\n  return %r : {t}\n}}\n')
+    assert '"tf._FusedBatchNormEx"' not in _fuse(text)
+    out = _sound(text, "tf-remapper-onednn")
+    assert ('"tf._FusedBatchNormEx"' in out and 'activation_mode = "Relu"' in out) == (channels == 4), out
