@@ -26,8 +26,11 @@ islands dead under the same conditions and at the same barrier depth, so v1 cont
 and the whole graph is one region for the rules. The alternative, a constant lookup that
 sees through an island's result, is sound only for islands without control operands (a
 dead control input makes the constant dead and the fold would revive its users) and would
-still leave the BatchNorm patterns split; coarsening costs 0.1-0.4 s CPU on the 8 models
-(bench/grappler) and serves every family. The islands are not broken up again: the
+still leave the BatchNorm patterns split (on mobilenetv2 batchnorm folding removes 104 of the
+520 nodes the two folding families remove). Measured on the 8 models of `bench/grappler`:
+coarsening takes 0.03-0.6 s CPU, merges each Keras model into one island (cflow_v1: 46
+merges, 10 islands pinned) and serves every family; without it the folding families changed
+nothing. The islands are not broken up again: the
 GraphDef export writes each op of a multi-op island as a node carrying the island's
 control operands, and an op without operands waits on what the island captures (so a
 loop's constant keeps its frame), which is what `tf-executor-break-up-islands` would do at
