@@ -492,3 +492,22 @@ def test_generated_integer_programs_keep_their_values(driver: str) -> None:
         assert after_text.count('"tf.') <= text.count('"tf.'), after_text
 
     check()
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_einsum_of_constants_folds(driver: str) -> None:
+    """tf-constant-folding folds an Einsum of constants by its evaluator (the harness draws no
+    equations, so tests/grappler/test_constant_folding.py leaves fold-Einsum-* to this test)."""
+    text = """func.func @f(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %a = "tf.Const"() {value = dense<[[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %b = "tf.Const"() {value = dense<[[0.5, -2.0, 1.0], [3.0, 1.0, -1.0]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %e = "tf.Einsum"(%a, %b) {equation = "ij,kj->ik"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2xf32>
+  %r = "tf.AddV2"(%x, %e) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
+"""
+    pipeline = f"builtin.module(func.func(canonicalize{{rules=tf-constant-folding driver={driver}}}))"
+    assert_pass_sound(text, pipeline, examples=10)
+    module = parse(text)
+    PassManager(parse_pipeline(pipeline)).run(module)
+    assert '"tf.Einsum"' not in print_ir(module)
