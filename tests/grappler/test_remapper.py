@@ -422,3 +422,23 @@ def test_batchnorm_relu_fuses_with_onednn_on_channels_divisible_by_4(channels: i
     assert '"tf._FusedBatchNormEx"' not in _fuse(text)
     out = _sound(text, "tf-remapper-onednn")
     assert ('"tf._FusedBatchNormEx"' in out and 'activation_mode = "Relu"' in out) == (channels == 4), out
+
+
+@pytest.mark.parametrize("fused", ["_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul"])
+def test_constant_folding_folds_a_fused_op_of_constants(fused: str) -> None:
+    """tf-constant-folding folds every op the interpreter evaluates, the fused ones too (its
+    harness draws no valid fused_ops or window attributes: checked here on real ones)."""
+    shapes = {"_FusedConv2D": ("1x3x3x2", "2x2x2x3", "3"), "_FusedDepthwiseConv2dNative": ("1x3x3x3", "2x2x3x1", "3"),
+              "_FusedMatMul": ("2x3", "3x4", "4")}[fused]
+    window = f', strides = [1, 1, 1, 1], padding = "VALID"' if fused != "_FusedMatMul" else ""
+    consts = "".join(f'  %{n} = "tf.Const"() {{value = dense<{v}> : tensor<{s}xf32>}} : () -> tensor<{s}xf32>\n'
+                     for n, v, s in zip("xwb", ("0.5", "-1.5", "[0.25, -1.0, 2.0, 4.0]" if fused == "_FusedMatMul"
+                                                 else "[0.25, -1.0, 2.0]"), shapes))
+    types = ", ".join(f"tensor<{s}xf32>" for s in shapes)
+    text = ("func.func @f() -> tensor<*xf32> {\n" + consts
+            + f'  %r = "tf.{fused}"(%x, %w, %b) {{fused_ops = ["BiasAdd", "Relu"], num_args = 1{window}}} : '
+              f"({types}) -> tensor<*xf32>\n  return %r : tensor<*xf32>\n}}\n")
+    before = run_function(parse(text), [])[0]
+    out = _fuse(text, "tf-constant-folding")
+    assert f'"tf.{fused}"' not in out, out
+    np.testing.assert_array_equal(run_function(parse(out), [])[0], before)
