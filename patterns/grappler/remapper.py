@@ -23,8 +23,7 @@ kernel computes, with oneDNN off ("default") and on ("onednn"). A rule fires onl
 contraction's device type (CPU when its `device` is empty, as Grappler's placer would put
 it; parsed from `/device:GPU:0`, or a legacy `/gpu:0`) registers the fused op for the
 element type, which must be float32 (the lists were run on float32 only), and the fused list
-is computed in the chosen setting; every node fused must
-be on the same device. `tf-remapper` uses the lists computed with oneDNN off AND on (a
+is computed in the chosen setting; every node fused must be on the same device. `tf-remapper` uses the lists computed with oneDNN off AND on (a
 graph must run wherever it is loaded, and oneDNN's default depends on the machine): that
 excludes `_FusedDepthwiseConv2dNative` and `_FusedBatchNormEx`, whose CPU kernels produce
 nothing without oneDNN in TensorFlow 2.21. `tf-remapper-onednn` uses the oneDNN lists.
@@ -35,12 +34,19 @@ contraction would run twice. Uses are seen only in the IR, so the rules are gree
 The FusedBatchNorm forms also need the BatchNorm's other results unused and
 is_training = false.
 
+**No order with BatchNorm folding.** tf-batchnorm-folding cannot fold a scale or a shift
+through a fused op, and in `-tf-grappler` the families take turns. So a contraction + bias
+whose only user is a `Mul` (a BatchNorm scale, maybe not yet a constant) is left alone, and
+what follows a fused op with fused_ops = [BiasAdd] joins it: an activation, or a constant
+per-channel shift summed into its constant bias. The result is the same whichever ran first.
+
 The fused op gets the attributes its kernel reads: the contraction's own (bound one by
 one, so nothing the fused op's registry lacks is copied), `fused_ops`, `num_args`,
 `epsilon` (the BatchNorm's, else 0 as Grappler writes), `leakyrelu_alpha` (the
 LeakyRelu's `alpha`, else the default) and `_FusedConv2D`'s `num_host_args = 0`,
 `filter_format = "HWIO"`; the export derives `T` and `TArgs` from the operand types. It
-takes the last op's device and GraphDef node name (`_mlir_name`), as Grappler's does.
+takes the fused nodes' device and the last one's GraphDef node name (`_mlir_name`), as
+Grappler's does, so its consumers and a fetch still find it.
 Fused kernels sum in their own order and the BatchNorm is regrouped, so every rule is
 tagged "approx" (the soundness tests compare with a tolerance).
 """
