@@ -25,6 +25,8 @@ SET = "tf-constant-folding"
 #: ops' (no fused_ops either) in tests/grappler/test_remapper.py.
 DRAWN_ELSEWHERE = {"fold-Conv2D", "fold-DepthwiseConv2dNative"} | {
     f"fold-{op}-{n}" for op in ("_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul") for n in range(1, 5)}
+#: Einsum's equation is not drawn either (a random string is no equation): test_einsum_fold.
+EQUATION_RULES = {f"fold-Einsum-{n}" for n in range(1, 5)}
 
 # Each `-replacing` rule runs the native of its `fold-` rule (without the size check), so the
 # harness checks every fold rule and the replacing variants of one op per operand shape.
@@ -37,6 +39,8 @@ CHECKED = [r for r in rule_set(SET).rules if not r.name.endswith("-replacing")] 
 def test_rule_is_sound(rule) -> None:
     if rule.name in DRAWN_ELSEWHERE:
         pytest.skip("convolution attributes are not drawn: checked by test_convolution_fold / test_remapper")
+    if rule.name in EQUATION_RULES:
+        pytest.skip("equations are not drawn: checked by test_einsum_fold")
     assert_rule_sound(rule, examples=5)
 
 
@@ -162,6 +166,24 @@ def test_convolution_fold() -> None:
         out = _run(CONV, f"func.func(canonicalize{{rules={SET} driver={driver}}})")
         assert "tf.Conv2D" not in out
         assert np.array_equal(run_function(parse(out), [])[0], before)
+
+
+EINSUM = """func.func @f() -> tensor<*xf32> {
+  %a = "tf.Const"() {value = dense<[[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %b = "tf.Const"() {value = dense<[[1.0, 0.0], [2.0, -1.0], [0.25, 3.0]]> : tensor<3x2xf32>} : () -> tensor<3x2xf32>
+  %r = "tf.Einsum"(%a, %b) {equation = "ij,jk->ki"} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<*xf32>
+  func.return %r : tensor<*xf32>
+}"""
+
+
+def test_einsum_fold() -> None:
+    """An Einsum of constants folds to numpy's einsum of them, on both drivers."""
+    a = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32)
+    b = np.array([[1.0, 0.0], [2.0, -1.0], [0.25, 3.0]], np.float32)
+    for driver in ("greedy", "egraph"):
+        out = _run(EINSUM, f"func.func(canonicalize{{rules={SET} driver={driver}}})")
+        assert "tf.Einsum" not in out, out
+        np.testing.assert_allclose(run_function(parse(out), [])[0], np.einsum("ij,jk->ki", a, b), rtol=1e-6)
 
 
 @pytest.mark.tf
