@@ -232,24 +232,57 @@ class PortDeadness:
     predicate_live: bool     # the predicate's producer has no atom: it is never dead
 
 
+def _reach(nodes: GraphNodes, succ: list[list[int]], starts: set[int]) -> set[int]:
+    """The nodes reachable from ``starts`` over ``succ``, not through an opaque barrier (whose
+    outputs carry an atom of their own, not their inputs')."""
+    seen, work = set(starts), list(starts)
+    while work:
+        n = work.pop()
+        if n != len(nodes.ops) and nodes.ops[n].name in IM.OPAQUE_BARRIERS:
+            continue
+        for d in succ[n]:
+            if d not in seen:
+                seen.add(d)
+                work.append(d)
+    return seen
+
+
 def port_deadness(nodes: GraphNodes, ports: list[tuple[Value, int]]) -> list[PortDeadness]:
     """Per ``(predicate, r)``: the nodes whose inputs carry the deadness atom of port ``r`` of
     the Switches on ``predicate`` (a value produced in the block), read off the same ``din``
     analysis the grouping keys on, and whether the predicate's producer is never dead (its
     ``din`` is empty: nothing upstream is a Switch port or a barrier of its own).  Where the
     predicate never selects ``r``, each of those nodes but a Merge (which only needs one live
-    input) is always dead: a node is dead when any input is.  Atoms are compared as egglog
-    prints them (both extracted from one e-graph, so an e-class prints one way)."""
+    input) is always dead: a node is dead when any input is.  The atoms are asked for by one
+    rule over the ``din`` of the nodes reachable from those Switches' ports (no other node
+    can hold the atom), the answers read off its relation."""
     if not ports:
         return []
     eg, _, _, _ = _saturated(nodes, False)
     refs = [(nodes.index[v.owner_op], v.index) for v, _ in ports]  # type: ignore[index]
-    out = eg.run_commands([f"(extract (SwA (IV {p} {q}) {r}))" for (p, q), (_, r) in zip(refs, ports)]
-                          + [f"(extract (din {n}))" for n in range(len(nodes.ops))])
-    text = [o.termdag.to_string(o.term) for o in out]  # type: ignore[attr-defined]
-    atoms, dins = text[:len(ports)], text[len(ports):]
-    return [PortDeadness({n for n, d in enumerate(dins) if atom in d}, dins[p] == "(set-of)")
-            for atom, (p, _) in zip(atoms, refs)]
+    succ: list[list[int]] = [[] for _ in range(len(nodes.ops) + 1)]
+    from_port: dict[tuple[int, int], list[int]] = {}
+    for s, r, d in nodes.edges:
+        succ[s].append(d)
+        from_port.setdefault((s, r), []).append(d)
+    asks, cands = [], []
+    for k, ((value, r), (p, q)) in enumerate(zip(ports, refs)):
+        switches = [nodes.index[u] for u in value.users if u.name in IM.SWITCHES and u.operands[1] is value
+                    and u in nodes.index]
+        reached = _reach(nodes, succ, {d for s in switches for d in from_port.get((s, r), ())})
+        asks.append(f"(AskDead (SwA (IV {p} {q}) {r}) {k})")
+        cands += [f"(CandDead {n} {k})" for n in reached if n != len(nodes.ops)]
+    eg.run_commands(["(relation AskDead (IAtom i64))", "(relation CandDead (i64 i64))", "(relation DeadAt (i64 i64))",
+                     "(ruleset ask-dead)",
+                     "(rule ((AskDead a k) (CandDead n k) (= x (din n)) (set-contains x a)) ((DeadAt n k))"
+                     " :ruleset ask-dead)", *asks, *cands, "(run ask-dead 1)"])
+    dead: list[set[int]] = [set() for _ in ports]
+    for row in eg.raw.freeze().functions["DeadAt"].rows:
+        dead[eg.raw.value_to_i64(row.inputs[1])].add(eg.raw.value_to_i64(row.inputs[0]))
+    producers = sorted({p for p, _ in refs})
+    out = eg.run_commands([f"(extract (din {p}))" for p in producers])
+    live = {p: o.termdag.to_string(o.term) == "(set-of)" for p, o in zip(producers, out)}  # type: ignore[attr-defined]
+    return [PortDeadness(d, live[p]) for d, (p, _) in zip(dead, refs)]
 
 
 def group_islands(nodes: GraphNodes, keep_independent: bool = False) -> Grouping:

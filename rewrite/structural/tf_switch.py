@@ -52,7 +52,9 @@ when the Merge would have been. A Merge with several live inputs left keeps them
 same outputs with the same deadness; the later one's users take the first one's results.
 
 Cost: the dedup is one scan of each graph's block. The analysis (one saturation of the
-island-merging facts) runs only when a Switch has a constant predicate, once per predicate;
+island-merging facts) runs only when a Switch has a constant predicate, once per round for
+every constant predicate (folds whose rewrites overlap wait for the next round: nested
+conditionals take one round per level);
 a predicate's cone is walked over at most `MAX_CONE` values, with an explicit stack, and the
 interpreter is loaded only for a cone of constants.
 """
@@ -60,7 +62,9 @@ interpreter is loaded only for a cone of constants.
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
+import attrs
 import numpy as np
 
 from egraft.ir.core import attributes as A
@@ -68,6 +72,9 @@ from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation, Value
 from egraft.ir.dialects.tf_types import is_control
 from egraft.ir.erasure import erase_all
+
+if TYPE_CHECKING:
+    from egraft.rewrite.islands.facts import GraphNodes
 
 #: Ops a predicate's constant cone may hold at most (the walk back from a Switch stops there).
 MAX_CONE = 64
@@ -261,52 +268,82 @@ def _shrink_merge(merge: Operation, live: list[Value]) -> None:
     merge.erase()
 
 
-def _fold(graph: Operation, switches: list[Operation], predicate: bool) -> bool:
-    """Remove what dies when ``switches`` (on one constant predicate) never take the port it
-    does not select; False if refused."""
-    from egraft.rewrite.islands.facts import collect, port_deadness
-    nodes = collect(graph)
-    port = 0 if predicate else 1  # the port never taken
-    found, = port_deadness(nodes, [(switches[0].operands[1], port)])
-    dead = [nodes.ops[n] for n in sorted(found.dead) if nodes.ops[n].name != "tf_executor.Merge"]
+@attrs.define
+class _Fold:
+    """One predicate's fold, planned on the analysis: its Switches, the port never taken, the
+    dead nodes, the Merges that lose inputs (the positions each keeps), and whether the
+    predicate is never dead."""
+
+    switches: list[Operation]
+    port: int
+    dead: list[Operation]
+    merges: dict[Operation, list[int]]
+    predicate_live: bool
+
+    def footprint(self) -> set[Operation]:
+        """The nodes the fold rewrites: two folds apply in one round only when theirs are apart."""
+        return set(self.switches) | set(self.dead) | set(self.merges)
+
+    def apply(self) -> None:
+        port = self.port
+        for s in self.switches if self.predicate_live else ():
+            s.results[1 - port].replace_all_uses_with(s.operands[0])
+        for merge, keep in self.merges.items():
+            data = _data(merge)  # read now: a live Switch output among them was just forwarded
+            if len(keep) == 1:
+                _forward_merge(merge, keep[0], data[keep[0]])
+            elif len(keep) < len(data):
+                _shrink_merge(merge, [data[k] for k in keep])
+        erase_all(self.dead)
+        erase_all([s for s in self.switches if not any(r.uses for r in s.results)])
+
+
+def _plan(switches: list[Operation], port: int, dead_ids: set[int], predicate_live: bool,
+          nodes: GraphNodes) -> _Fold | None:
+    """The fold removing what dies when ``switches`` never take ``port``; None if refused."""
+    dead = [nodes.ops[n] for n in sorted(dead_ids) if nodes.ops[n].name != "tf_executor.Merge"]
     if any(op.name not in _REMOVABLE for op in dead):
-        return False
+        return None
     dead_values = {s.results[port] for s in switches} | {r for op in dead for r in op.results}
     if any(v in dead_values for v in nodes.fetch.operands):
-        return False
+        return None
     merges = {u: None for v in dead_values for u in v.users if u.name == "tf_executor.Merge"}
     plans = {m: _merge_plan(m, dead_values) for m in merges}
     if any(p is None for p in plans.values()):
-        return False
-    for s in switches if found.predicate_live else ():
-        s.results[1 - port].replace_all_uses_with(s.operands[0])
-    for merge, keep in plans.items():
-        assert keep is not None
-        data = _data(merge)  # read now: a live Switch output among them was just forwarded
-        if len(keep) == 1:
-            _forward_merge(merge, keep[0], data[keep[0]])
-        elif len(keep) < len(data):
-            _shrink_merge(merge, [data[k] for k in keep])
-    erase_all(dead)
-    erase_all([s for s in switches if not any(r.uses for r in s.results)])
-    return True
+        return None
+    return _Fold(switches, port, dead, plans, predicate_live)  # type: ignore[arg-type]
 
 
 def _fold_constant_switches(graph: Operation) -> int:
-    """Fold the Switches on constant predicates, one predicate at a time (each fold changes the
-    graph the analysis reads); each Switch is tried once."""
+    """Fold the Switches on constant predicates. Each round runs the analysis once for every
+    constant predicate and applies the folds whose footprints are apart (a fold changes the
+    graph the analysis read, so an overlapping one waits for the next round); a refused
+    predicate is not tried again."""
+    from egraft.rewrite.islands.facts import collect, port_deadness
+
     tried: set[Operation] = set()
     done = 0
     while True:
-        found = [(op, constant_predicate(op)) for op in _body(graph)
-                 if op.name == "tf_executor.Switch" and len(op.operands) == 2 and op not in tried]
-        found = [(op, known) for op, known in found if known is not None]
-        if not found:
+        groups: dict[Value, tuple[bool, list[Operation]]] = {}
+        for op in _body(graph):
+            if op.name == "tf_executor.Switch" and len(op.operands) == 2 and op not in tried:
+                known = constant_predicate(op)
+                if known is not None:
+                    groups.setdefault(op.operands[1], (known, []))[1].append(op)
+        if not groups:
             return done
-        value, known = found[0][0].operands[1], found[0][1]
-        group = [op for op, _ in found if op.operands[1] is value]
-        tried.update(group)
-        done += len(group) if _fold(graph, group, known) else 0
+        nodes = collect(graph)
+        ports = [(value, 0 if known else 1) for value, (known, _) in groups.items()]  # the port never taken
+        touched: set[Operation] = set()
+        for (value, port), (_, switches), found in zip(ports, groups.values(), port_deadness(nodes, ports)):
+            fold = _plan(switches, port, found.dead, found.predicate_live, nodes)
+            if fold is not None and fold.footprint() & touched:
+                continue  # next round, on the graph this round leaves
+            tried.update(switches)
+            if fold is not None:
+                touched |= fold.footprint()
+                fold.apply()
+                done += len(switches)
 
 
 def fold_switches(root: Operation) -> int:

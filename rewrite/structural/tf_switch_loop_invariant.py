@@ -92,8 +92,8 @@ def _movable(island: Operation) -> bool:
 def _constant(value: Value) -> Operation | None:
     """The `tf.Const` an island yields as ``value``, if it does."""
     owner = value.owner_op
-    if owner is None or owner.name != "tf_executor.island":
-        return None
+    if owner is None or owner.name != "tf_executor.island" or value.index >= len(owner.results) - 1:
+        return None  # not an island's data result
     inner = _body(owner)[-1].operands[value.index].owner_op
     return inner if inner is not None and inner.name == "tf.Const" and inner.parent_op is owner else None
 
@@ -101,8 +101,8 @@ def _constant(value: Value) -> Operation | None:
 def _constant(value: Value) -> Operation | None:
     """The `tf.Const` an island yields as ``value``, if it does."""
     owner = value.owner_op
-    if owner is None or owner.name != "tf_executor.island":
-        return None
+    if owner is None or owner.name != "tf_executor.island" or value.index >= len(owner.results) - 1:
+        return None  # not an island's data result
     inner = _body(owner)[-1].operands[value.index].owner_op
     return inner if inner is not None and inner.name == "tf.Const" and inner.parent_op is owner else None
 
@@ -123,26 +123,29 @@ def _invariant(graph: Operation, frame: dict[Operation, tuple], loop: tuple,
             if all(_invariant_input(v, found, sources) for v in _inputs(top, block_ops) if not is_control(v.type)):
                 found.add(top)
                 work.append(top)
-    return _settle(found, sources, block_ops)
+    return _settle(found, sources, block_ops, graph)
 
 
 def _invariant_input(value: Value, found: set[Operation], sources: set[Operation]) -> bool:
     return value.owner_op in found or value.owner_op in sources or _constant(value) is not None
 
 
-def _settle(found: set[Operation], sources: set[Operation], block_ops: set[Operation]) -> set[Operation]:
-    """Drop, until none is left, the invariant nodes a staying node waits on or that read a
-    dropped node."""
-    changed = True
-    while changed:
-        changed = False
-        for node in list(found):
-            waits = any(u not in found for u in node.results[-1].users)
-            reads = any(not _invariant_input(v, found, sources)
-                        for v in _inputs(node, block_ops) if not is_control(v.type))
-            if waits or reads:
-                found.discard(node)
-                changed = True
+def _settle(found: set[Operation], sources: set[Operation], block_ops: set[Operation],
+            graph: Operation) -> set[Operation]:
+    """Drop the invariant nodes a staying node waits on or that read a dropped node, with a
+    worklist: a dropped node re-checks the invariant nodes it waits on and those reading it."""
+    work = list(found)
+    while work:
+        node = work.pop()
+        if node not in found:
+            continue
+        waits = any(u not in found for u in node.results[-1].users)
+        reads = any(not _invariant_input(v, found, sources)
+                    for v in _inputs(node, block_ops) if not is_control(v.type))
+        if waits or reads:
+            found.discard(node)
+            work.extend(v.owner_op for v in node.operands if is_control(v.type) and v.owner_op in found)
+            work.extend(_top(u, graph) for r in node.results[:-1] for u in r.users if _top(u, graph) in found)
     return found
 
 

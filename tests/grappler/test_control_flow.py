@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import Operation, parse, print_ir
+from egraft.ir.verifier import verify
 from egraft.passes.cli.main import main
 from egraft.rewrite.structural.tf_switch import constant_predicate, fold_switches
 
@@ -89,10 +90,12 @@ def _graphs(draw) -> str:
 @settings(max_examples=150, deadline=None)
 @given(_graphs())
 def test_deadness_preserved(text: str) -> None:
-    """Generated graphs compute the same values, dead or live, on every feed after the step."""
+    """Generated graphs compute the same values, dead or live, on every feed after the step,
+    and still verify."""
     module = parse(text)
     before = _outputs(module)
     fold_switches(module)
+    verify(module)
     assert _outputs(module) == before, text
 
 
