@@ -86,8 +86,9 @@ class Recurrent:
     Keras runs the LSTM as a ``tf.while_loop`` (a functional ``While`` with cond/body
     functions); freezing (``convert_variables_to_constants_v2``, which lowers control
     flow by default) inlines both functions and rewrites the loop into v1 control flow
-    in one frame, with the weights entering it as constant ``Enter`` nodes and an
-    ``unused_control_flow_input`` Placeholder for each loop input a function ignores."""
+    in one frame, with the weights entering it as constant ``Enter`` nodes, and leaves
+    dangling ``unused_control_flow_input`` Placeholders, a different number in each build
+    (23, 12 and 15 in three builds of the same seeded model): the cached file is the model."""
 
     units: int = 64
     steps: int = 32
