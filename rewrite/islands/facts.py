@@ -229,7 +229,7 @@ class PortDeadness:
     """What the deadness analysis says about a port of the Switches on one predicate."""
 
     dead: set[int]           # nodes whose inputs carry the port's atom (see `port_deadness`)
-    predicate_live: bool     # the predicate's producer has no atom: it is never dead
+    live: set[int]           # the Switches' predicate producers with no atom: never dead
 
 
 def _reach(nodes: GraphNodes, succ: list[list[int]], starts: set[int]) -> set[int]:
@@ -247,29 +247,29 @@ def _reach(nodes: GraphNodes, succ: list[list[int]], starts: set[int]) -> set[in
     return seen
 
 
-def port_deadness(nodes: GraphNodes, ports: list[tuple[Value, int]]) -> list[PortDeadness]:
-    """Per ``(predicate, r)``: the nodes whose inputs carry the deadness atom of port ``r`` of
-    the Switches on ``predicate`` (a value produced in the block), read off the same ``din``
-    analysis the grouping keys on, and whether the predicate's producer is never dead (its
-    ``din`` is empty: nothing upstream is a Switch port or a barrier of its own).  Where the
-    predicate never selects ``r``, each of those nodes but a Merge (which only needs one live
-    input) is always dead: a node is dead when any input is.  The atoms are asked for by one
-    rule over the ``din`` of the nodes reachable from those Switches' ports (no other node
-    can hold the atom), the answers read off its relation."""
+def port_deadness(nodes: GraphNodes, ports: list[tuple[list[Operation], int]]) -> list[PortDeadness]:
+    """Per ``(switches, r)`` (Switches on one predicate value, directly or through the
+    Identity islands the analysis takes for it): the nodes whose inputs carry the deadness
+    atom of their port ``r``, read off the same ``din`` analysis the grouping keys on, and
+    which of their predicates' producers are never dead (``din`` empty: nothing upstream is
+    a Switch port or a barrier of its own).  Where the predicate never selects ``r``, each of
+    those nodes but a Merge (which only needs one live input) is always dead: a node is dead
+    when any input is.  The atoms are asked for by one rule over the ``din`` of the nodes
+    reachable from the Switches' ports (no other node can hold the atom), the answers read
+    off its relation."""
     if not ports:
         return []
     eg, _, _, _ = _saturated(nodes, False)
-    refs = [(nodes.index[v.owner_op], v.index) for v, _ in ports]  # type: ignore[index]
     succ: list[list[int]] = [[] for _ in range(len(nodes.ops) + 1)]
     from_port: dict[tuple[int, int], list[int]] = {}
     for s, r, d in nodes.edges:
         succ[s].append(d)
         from_port.setdefault((s, r), []).append(d)
     asks, cands = [], []
-    for k, ((value, r), (p, q)) in enumerate(zip(ports, refs)):
-        switches = [nodes.index[u] for u in value.users if u.name in IM.SWITCHES and u.operands[1] is value
-                    and u in nodes.index]
-        reached = _reach(nodes, succ, {d for s in switches for d in from_port.get((s, r), ())})
+    for k, (switches, r) in enumerate(ports):
+        predicate = switches[0].operands[1]
+        p, q = nodes.index[predicate.owner_op], predicate.index  # type: ignore[index]
+        reached = _reach(nodes, succ, {d for sw in switches for d in from_port.get((nodes.index[sw], r), ())})
         asks.append(f"(AskDead (SwA (IV {p} {q}) {r}) {k})")
         cands += [f"(CandDead {n} {k})" for n in reached if n != len(nodes.ops)]
     eg.run_commands(["(relation AskDead (IAtom i64))", "(relation CandDead (i64 i64))", "(relation DeadAt (i64 i64))",
@@ -279,10 +279,10 @@ def port_deadness(nodes: GraphNodes, ports: list[tuple[Value, int]]) -> list[Por
     dead: list[set[int]] = [set() for _ in ports]
     for row in eg.raw.freeze().functions["DeadAt"].rows:
         dead[eg.raw.value_to_i64(row.inputs[1])].add(eg.raw.value_to_i64(row.inputs[0]))
-    producers = sorted({p for p, _ in refs})
+    producers = sorted({nodes.index[sw.operands[1].owner_op] for switches, _ in ports for sw in switches})  # type: ignore[index]
     out = eg.run_commands([f"(extract (din {p}))" for p in producers])
-    live = {p: o.termdag.to_string(o.term) == "(set-of)" for p, o in zip(producers, out)}  # type: ignore[attr-defined]
-    return [PortDeadness(d, live[p]) for d, (p, _) in zip(dead, refs)]
+    live = {p for p, o in zip(producers, out) if o.termdag.to_string(o.term) == "(set-of)"}  # type: ignore[attr-defined]
+    return [PortDeadness(d, live) for d in dead]
 
 
 def group_islands(nodes: GraphNodes, keep_independent: bool = False) -> Grouping:

@@ -74,7 +74,7 @@ from egraft.ir.dialects.tf_types import is_control
 from egraft.ir.erasure import erase_all
 
 if TYPE_CHECKING:
-    from egraft.rewrite.islands.facts import GraphNodes
+    from egraft.rewrite.islands.facts import GraphNodes, PortDeadness
 
 #: Ops a predicate's constant cone may hold at most (the walk back from a Switch stops there).
 MAX_CONE = 64
@@ -271,14 +271,14 @@ def _shrink_merge(merge: Operation, live: list[Value]) -> None:
 @attrs.define
 class _Fold:
     """One predicate's fold, planned on the analysis: its Switches, the port never taken, the
-    dead nodes, the Merges that lose inputs (the positions each keeps), and whether the
-    predicate is never dead."""
+    dead nodes, the Merges that lose inputs (the positions each keeps), and the Switches whose
+    live output is their data (their predicate is never dead)."""
 
     switches: list[Operation]
     port: int
     dead: list[Operation]
     merges: dict[Operation, list[int]]
-    predicate_live: bool
+    forwarded: list[Operation]  # the Switches whose predicate is never dead
 
     def footprint(self) -> set[Operation]:
         """The nodes the fold rewrites: two folds apply in one round only when theirs are apart."""
@@ -286,7 +286,7 @@ class _Fold:
 
     def apply(self) -> None:
         port = self.port
-        for s in self.switches if self.predicate_live else ():
+        for s in self.forwarded:
             s.results[1 - port].replace_all_uses_with(s.operands[0])
         for merge, keep in self.merges.items():
             data = _data(merge)  # read now: a live Switch output among them was just forwarded
@@ -298,10 +298,9 @@ class _Fold:
         erase_all([s for s in self.switches if not any(r.uses for r in s.results)])
 
 
-def _plan(switches: list[Operation], port: int, dead_ids: set[int], predicate_live: bool,
-          nodes: GraphNodes) -> _Fold | None:
+def _plan(switches: list[Operation], port: int, found: PortDeadness, nodes: GraphNodes) -> _Fold | None:
     """The fold removing what dies when ``switches`` never take ``port``; None if refused."""
-    dead = [nodes.ops[n] for n in sorted(dead_ids) if nodes.ops[n].name != "tf_executor.Merge"]
+    dead = [nodes.ops[n] for n in sorted(found.dead) if nodes.ops[n].name != "tf_executor.Merge"]
     if any(op.name not in _REMOVABLE for op in dead):
         return None
     dead_values = {s.results[port] for s in switches} | {r for op in dead for r in op.results}
@@ -311,7 +310,23 @@ def _plan(switches: list[Operation], port: int, dead_ids: set[int], predicate_li
     plans = {m: _merge_plan(m, dead_values) for m in merges}
     if any(p is None for p in plans.values()):
         return None
-    return _Fold(switches, port, dead, plans, predicate_live)  # type: ignore[arg-type]
+    forwarded = [s for s in switches if nodes.index[s.operands[1].owner_op] in found.live]  # type: ignore[index]
+    return _Fold(switches, port, dead, plans, forwarded)  # type: ignore[arg-type]
+
+
+def _alias_root(value: Value) -> Value:
+    """The value ``value`` is through islands holding one `tf.Identity` (the analysis takes
+    them for the same value, so Switches on either share their deadness atoms: one fold)."""
+    from egraft.rewrite.islands.facts import identity_input
+
+    seen = {value}
+    while value.owner_op is not None and value.owner_op.name == "tf_executor.island" and value.index == 0:
+        source = identity_input(value.owner_op)
+        if source is None or source in seen:
+            break
+        seen.add(source)
+        value = source
+    return value
 
 
 def _fold_constant_switches(graph: Operation) -> int:
@@ -329,14 +344,14 @@ def _fold_constant_switches(graph: Operation) -> int:
             if op.name == "tf_executor.Switch" and len(op.operands) == 2 and op not in tried:
                 known = constant_predicate(op)
                 if known is not None:
-                    groups.setdefault(op.operands[1], (known, []))[1].append(op)
+                    groups.setdefault(_alias_root(op.operands[1]), (known, []))[1].append(op)
         if not groups:
             return done
         nodes = collect(graph)
-        ports = [(value, 0 if known else 1) for value, (known, _) in groups.items()]  # the port never taken
+        ports = [(switches, 0 if known else 1) for known, switches in groups.values()]  # the port never taken
         touched: set[Operation] = set()
-        for (value, port), (_, switches), found in zip(ports, groups.values(), port_deadness(nodes, ports)):
-            fold = _plan(switches, port, found.dead, found.predicate_live, nodes)
+        for (switches, port), found in zip(ports, port_deadness(nodes, ports)):
+            fold = _plan(switches, port, found, nodes)
             if fold is not None and fold.footprint() & touched:
                 continue  # next round, on the graph this round leaves
             tried.update(switches)
