@@ -279,9 +279,11 @@ def port_deadness(nodes: GraphNodes, ports: list[tuple[list[Operation], int]]) -
     dead: list[set[int]] = [set() for _ in ports]
     for row in eg.raw.freeze().functions["DeadAt"].rows:
         dead[eg.raw.value_to_i64(row.inputs[1])].add(eg.raw.value_to_i64(row.inputs[0]))
-    producers = sorted({nodes.index[sw.operands[1].owner_op] for switches, _ in ports for sw in switches})  # type: ignore[index]
+    producers = sorted({nodes.index[sw.operands[1].owner_op]  # type: ignore[index]
+                        for switches, _ in ports for sw in switches})
     out = eg.run_commands([f"(extract (din {p}))" for p in producers])
-    live = {p for p, o in zip(producers, out) if o.termdag.to_string(o.term) == "(set-of)"}  # type: ignore[attr-defined]
+    text = [o.termdag.to_string(o.term) for o in out]  # type: ignore[attr-defined]
+    live = {p for p, t in zip(producers, text) if t == "(set-of)"}
     return [PortDeadness(d, live) for d in dead]
 
 

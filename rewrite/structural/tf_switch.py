@@ -40,23 +40,27 @@ branch holds a node whose removal would be visible or which the analysis does no
   control operands (a Merge waits for those whatever their deadness, an Identity would
   inherit it), or keeping two inputs or more while its `value_index` is used.
 
-**Rewrites.** With an always-live predicate, the Switch's live output is its data operand
-(it is live exactly when the data is); otherwise the Switch stays. A Switch goes once
+**Rewrites.** Where its predicate is never dead, a Switch's live output is its data operand
+(it is live exactly when the data is); otherwise the Switch stays. A folded Switch goes once
 nothing uses it. Dead nodes are erased. A Merge with one live input left becomes an island
 forwarding it (`tf.Identity`: dead exactly when that input is, as the Merge was, its other
 inputs being always dead); a used `value_index` becomes the constant position of that input
 in the Merge, in an island waiting on the forwarding island's control so that it is dead
 when the Merge would have been. A Merge with several live inputs left keeps them.
 
-**Identical Switches** (same data, predicate, control operands, attributes but the name) compute the
-same outputs with the same deadness; the later one's users take the first one's results.
+Switches on a predicate and on Identity islands of it (a v1 cond's `Switch(p, p)` and its
+branches' `Switch(x, Identity(p))`) share their atom in the analysis and are one fold.
+
+**Identical Switches** (same data, predicate, control operands, attributes but the name)
+compute the same outputs with the same deadness; the later one's users take the first one's.
 
 Cost: the dedup is one scan of each graph's block. The analysis (one saturation of the
 island-merging facts) runs only when a Switch has a constant predicate, once per round for
 every constant predicate (folds whose rewrites overlap wait for the next round: nested
-conditionals take one round per level);
-a predicate's cone is walked over at most `MAX_CONE` values, with an explicit stack, and the
-interpreter is loaded only for a cone of constants.
+conditionals take one round per level). A predicate's cone is walked over at most
+`MAX_CONE` values, with an explicit stack, and the interpreter is loaded only for a cone of
+constants. The saturation is the cost on large inputs: 500 chained constant conds (14k ops)
+take 6.8 s CPU, the din sets growing along the chain (island coarsening pays the same).
 """
 
 from __future__ import annotations
