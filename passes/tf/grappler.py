@@ -197,10 +197,18 @@ class TfGrappler(Pass):
             raise PassFailure(Diagnostic("error", f"tf-grappler: {err}", graph.loc)) from None
 
     def _feeds(self, graph: Operation) -> tuple[Feed, ...]:
+        """The feeds that become arguments. A fed `PlaceholderWithDefault` stays the node it
+        is, as Grappler keeps it: as an argument it would be written back as a `Placeholder`,
+        and a caller that relied on its default would have to feed it. No family folds or
+        forwards it, so its value stays whatever is fed."""
+        from egraft.passes.tf.tfg_to_executor import node_name
+
         try:
-            return tuple(Feed(*parse_tensor(t)) for t in self.inputs)
+            feeds = tuple(Feed(*parse_tensor(t)) for t in self.inputs)
         except ValueError as err:
             raise PassFailure(Diagnostic("error", f"tf-grappler: inputs: {err}", graph.loc)) from None
+        with_default = {node_name(op) for op in graph.regions[0].blocks[0] if op.name == "tfg.PlaceholderWithDefault"}
+        return tuple(f for f in feeds if not (f.port == 0 and f.name in with_default))
 
     def optimize(self, top: Operation, ctx: PassContext) -> None:
         """The enabled families on the tf_executor module ``top``, in rounds."""
