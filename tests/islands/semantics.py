@@ -23,6 +23,7 @@ _OPS = {
     "tf.Neg": lambda op, a: -a[0],
     "tf.Identity": lambda op, a: a[0],
     "tf.AddV2": lambda op, a: a[0] + a[1],
+    "tf.AddN": lambda op, a: sum(a),  # tf-arithmetic's form of an AddV2 chain
     "tf.Mul": lambda op, a: a[0] * a[1] % 1009,
     "tf.Less": lambda op, a: a[0] < a[1],
 }
