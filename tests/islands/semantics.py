@@ -4,7 +4,8 @@ Values are ``(dead, payload)``.  An island runs only when every value it capture
 control operand is live; otherwise all its results and its control token are dead.  A
 Switch forwards its data to the port its predicate selects (the other is dead; all dead if
 an input is); a Merge forwards its first live input (dead if none, or a control input is).
-Body ops are a handful of integer ops, enough for generated graphs to compute something.
+Body ops are a handful of int32 ops (wrapping, as TF's), enough for generated graphs to compute
+something, and the ops the tf-grappler families rewrite them to.
 """
 
 from __future__ import annotations
@@ -18,13 +19,20 @@ def _literal(text: str) -> int | bool:
     return {"true": True, "false": False}[text] if text in ("true", "false") else int(text)
 
 
+def _i32(v: int) -> int:
+    """TF's int32 arithmetic wraps: so do these ops (rewrites that are exact in TF, such as a
+    hoisted common factor, must be exact here too)."""
+    return (v + 2**31) % 2**32 - 2**31
+
+
 _OPS = {
     "tf.Const": lambda op, a: _literal(str(op.attr("value")).split("<")[1].split(">")[0]),
-    "tf.Neg": lambda op, a: -a[0],
+    "tf.Neg": lambda op, a: _i32(-a[0]),
     "tf.Identity": lambda op, a: a[0],
-    "tf.AddV2": lambda op, a: a[0] + a[1],
-    "tf.AddN": lambda op, a: sum(a),  # tf-arithmetic's form of an AddV2 chain
-    "tf.Mul": lambda op, a: a[0] * a[1] % 1009,
+    "tf.AddV2": lambda op, a: _i32(a[0] + a[1]),
+    "tf.Sub": lambda op, a: _i32(a[0] - a[1]),  # what rewrites make of x + -y
+    "tf.AddN": lambda op, a: _i32(sum(a)),  # of an AddV2 chain
+    "tf.Mul": lambda op, a: _i32(a[0] * a[1]),
     "tf.Less": lambda op, a: a[0] < a[1],
 }
 
