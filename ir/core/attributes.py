@@ -322,7 +322,7 @@ class DenseElementsAttr(Attribute):
     def is_splat(self) -> bool:
         if _is_complex_scalar(self.data, self.type):
             return True
-        return not isinstance(self.data, tuple) and not _is_hex(self.data)
+        return not isinstance(self.data, tuple) and not _is_hex(self.data, self.type.element_type)
 
     @property
     def element_type(self) -> T.Type:
@@ -334,7 +334,7 @@ class DenseElementsAttr(Attribute):
 
         et = self.type.element_type
         shape = self.type.shape or ()
-        if _is_hex(self.data):
+        if _is_hex(self.data, et):
             dtype = numpy_dtype(et)
             if dtype is None:
                 raise ValueError(f"no numpy storage for {et}")
@@ -355,7 +355,7 @@ class DenseElementsAttr(Attribute):
     def render_body(self) -> str:
         data = self.data
         et = self.type.element_type
-        if _is_hex(data):
+        if _is_hex(data, et):
             if _is_bit(et):  # stored a byte per element, printed packed
                 return f'"{_hex_of(self.to_numpy())}"'
             return f'"{data}"'  # hex digits need no escaping; weights are megabytes
@@ -374,8 +374,16 @@ def _is_complex_scalar(data: Any, type: T.Type) -> bool:
             and len(data) == 2 and not isinstance(data[0], tuple))
 
 
-def _is_hex(data: Any) -> bool:
-    return isinstance(data, str) and data.startswith("0x") and _HEX_ONLY.match(data) is not None
+def _is_hex(data: Any, element_type: T.Type) -> bool:
+    """Whether ``data`` is hex storage. Numeric elements are never strings, so for them the
+    prefix decides (checking every digit of a weight's megabytes, on every `is_splat`, cost
+    seconds per model); a string element may itself start with "0x", so its digits are checked."""
+    if not (isinstance(data, str) and data.startswith("0x")):
+        return False
+    return isinstance(element_type, _NUMERIC) or _HEX_ONLY.match(data) is not None
+
+
+_NUMERIC = (T.IntegerType, T.IndexType, T.FloatType, T.ComplexType)
 
 
 _HEX_ONLY = re.compile(r"0x[0-9A-Fa-f]*\Z")
