@@ -87,3 +87,16 @@ def test_quick_start_output_computes_what_the_example_computes(tmp_path: Path) -
     meta.collection_def["train_op"].node_list.value.append("Identity")
     grappler = tf_optimizer.OptimizeGraph(tf.compat.v1.ConfigProto(), meta, cluster=cluster.Cluster())
     assert len(load_graphdef(out).node) <= len(grappler.node)
+
+
+def test_quick_start_needs_no_test_extra(tmp_path: Path) -> None:
+    """`pip install -e .` has no hypothesis (a test extra): the command must not import it."""
+    import subprocess
+    import sys
+
+    argv = quick_start_command()
+    argv[argv.index("-o") + 1] = str(tmp_path / "out.pb")
+    script = ("import sys; sys.modules['hypothesis'] = None; sys.modules['pytest'] = None\n"
+              "from egraft.passes.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", script, *argv], cwd=REPO, capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
