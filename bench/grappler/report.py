@@ -127,6 +127,12 @@ def tables(results: list[dict], pending: list[str]) -> str:
                  if "nodes" in r["egraft"] and "egraft" in r["nodes"] and r["egraft"]["nodes"] != r["nodes"]["egraft"]]
     if failures:
         lines += ["", "Failures:", "", *failures]
+    when: dict[str, list[str]] = {}
+    for r in results:
+        moment, _, commit = r.get("measured", "? at ?").partition(" at ")
+        when.setdefault(commit, []).append(f"{r['model']} {moment.removesuffix(' UTC')}")
+    lines += ["", "Measured (UTC, commit of the checkout; others' uncommitted work ran too): "
+              + "; ".join(f"at `{commit}`: {', '.join(models)}" for commit, models in when.items()) + "."]
     if pending:
         lines += ["", "Not run (the run stopped or was limited before them): " + ", ".join(pending) + "."]
     return "\n".join(lines)

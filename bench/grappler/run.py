@@ -209,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, model in enumerate(chosen):
         print(f"[{datetime.datetime.now():%H:%M:%S}] {model.name} ...", flush=True)
         results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout))
+        results[-1]["measured"] = f"{datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC at {_commit()[:7]}"
         ordered = sorted(kept + results, key=lambda r: models.ALL.index(r["model"]))
         load_now = load + [_uptime()]
         header = _header(argv, settings, load_now, ordered)
