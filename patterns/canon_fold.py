@@ -93,8 +93,8 @@ def _splat_value(attr: A.DenseElementsAttr) -> Any:
     `to_numpy` would give it (the element type's precision); None when not a splat."""
     dtype = A.numpy_dtype(attr.element_type)
     data = attr.data
-    if isinstance(data, str) and data.startswith("0x") and len(data) - 2 == 2 * np.dtype(dtype).itemsize:
-        return np.frombuffer(bytes.fromhex(data[2:]), dtype=np.dtype(dtype).newbyteorder("<"))[0].item()
+    if isinstance(data, bytes) and len(data) == np.dtype(dtype).itemsize:
+        return np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<"))[0].item()
     if not attr.is_splat or isinstance(data, (tuple, str, bytes)):
         return None
     return np.array(data, dtype=dtype).item()

@@ -300,10 +300,14 @@ class DenseElementsAttr(Attribute):
     """`dense<...> : type`.
 
     `data` is one of: a scalar (a splat), a flat tuple of scalars in
-    row-major order, or a hex string of the raw little-endian storage (kept
-    undecoded until someone asks for the values, because TensorFlow's
-    weights are large and usually only reprinted).  Scalars are int, float,
-    bool, str/bytes (for string tensors) or a (re, im) tuple (complex).
+    row-major order, or, for numeric elements, `bytes` of the raw little-endian
+    storage (a byte per i1 element), kept undecoded until someone asks for the
+    values: TensorFlow's weights are megabytes, read from a GraphDef's
+    `tensor_content` and written back to it, and converting them to text and
+    back cost seconds per model. MLIR's hex text (`"0x..."`) given as `data` is
+    stored as those bytes, so equal payloads are one attribute whatever their
+    source; it is printed in hex again. Scalars are int, float, bool, str/bytes
+    (for string tensors) or a (re, im) tuple (complex).
     """
 
     __slots__ = _fields = ("type", "data")
@@ -312,6 +316,8 @@ class DenseElementsAttr(Attribute):
     def _normalize(cls, args: tuple) -> tuple:
         """All-equal element lists become splats, as MLIR stores them."""
         type, data = args
+        if isinstance(data, str) and data.startswith("0x") and isinstance(type.element_type, _NUMERIC):
+            data = bytes.fromhex(data[2:])
         if isinstance(data, tuple) and len(data) > 1 and not isinstance(data[0], tuple) \
                 and not _is_complex_scalar(data, type) \
                 and all(exact_key(x) == exact_key(data[0]) for x in data):
@@ -322,7 +328,7 @@ class DenseElementsAttr(Attribute):
     def is_splat(self) -> bool:
         if _is_complex_scalar(self.data, self.type):
             return True
-        return not isinstance(self.data, tuple) and not _is_hex(self.data, self.type.element_type)
+        return not isinstance(self.data, tuple) and not _is_storage(self.data, self.type.element_type)
 
     @property
     def element_type(self) -> T.Type:
@@ -334,11 +340,11 @@ class DenseElementsAttr(Attribute):
 
         et = self.type.element_type
         shape = self.type.shape or ()
-        if _is_hex(self.data, et):
+        if _is_storage(self.data, et):
             dtype = numpy_dtype(et)
             if dtype is None:
                 raise ValueError(f"no numpy storage for {et}")
-            raw = bytes.fromhex(self.data[2:])
+            raw = self.data if isinstance(self.data, bytes) else bytes.fromhex(self.data[2:])
             arr = np.frombuffer(raw, dtype=np.dtype(dtype).newbyteorder("<"))
             count = int(np.prod(shape)) if shape else 1
             if arr.size == 1 and count != 1:
@@ -355,10 +361,10 @@ class DenseElementsAttr(Attribute):
     def render_body(self) -> str:
         data = self.data
         et = self.type.element_type
-        if _is_hex(data, et):
+        if _is_storage(data, et):
             if _is_bit(et):  # stored a byte per element, printed packed
                 return f'"{_hex_of(self.to_numpy())}"'
-            return f'"{data}"'  # hex digits need no escaping; weights are megabytes
+            return f'"0x{data.hex().upper()}"' if isinstance(data, bytes) else f'"{data}"'  # no escaping needed
         if not isinstance(data, tuple) or _is_complex_scalar(data, self.type):
             return _scalar_text(data, et)
         shape = self.type.shape or ()
@@ -374,13 +380,13 @@ def _is_complex_scalar(data: Any, type: T.Type) -> bool:
             and len(data) == 2 and not isinstance(data[0], tuple))
 
 
-def _is_hex(data: Any, element_type: T.Type) -> bool:
-    """Whether ``data`` is hex storage. Numeric elements are never strings, so for them the
-    prefix decides (checking every digit of a weight's megabytes, on every `is_splat`, cost
-    seconds per model); a string element may itself start with "0x", so its digits are checked."""
-    if not (isinstance(data, str) and data.startswith("0x")):
-        return False
-    return isinstance(element_type, _NUMERIC) or _HEX_ONLY.match(data) is not None
+def _is_storage(data: Any, element_type: T.Type) -> bool:
+    """Whether ``data`` is raw storage rather than a splat: `bytes` of numeric elements (a
+    numeric scalar is never bytes), or hex text of other element types (whose digits are
+    checked: a string element may itself start with "0x")."""
+    if isinstance(element_type, _NUMERIC):
+        return isinstance(data, bytes)
+    return isinstance(data, str) and data.startswith("0x") and _HEX_ONLY.match(data) is not None
 
 
 _NUMERIC = (T.IntegerType, T.IndexType, T.FloatType, T.ComplexType)

@@ -3,10 +3,10 @@
 Import decodes the payload with :func:`.tensors.tensor_payload` (raw content, full or
 truncated repeated field) and keeps it as one of the three ``DenseElementsAttr``
 storages: a scalar for splats (``dense<-0.0> : tensor<f16>``), a tuple for small
-tensors (TF prints those as lists), and for anything larger the hex string of the
-raw little-endian bytes (``dense<"0x60074B3C...">``), which is also what the printer
-writes, so a 1 MB weight costs one ``bytes.hex()``. Export writes splats to the
-repeated field and everything else to ``tensor_content``.
+tensors (TF prints those as lists), and for anything larger the raw little-endian
+bytes themselves (printed as ``dense<"0x60074B3C...">``), so a weight read from
+``tensor_content`` is written back to it without a conversion. Export writes splats to
+the repeated field and everything else to ``tensor_content``.
 
 Dtypes with no dense storage (quantized, variant, resource, float8, int4) are kept
 as the serialized TensorProto in ``#tf_type.tensor_proto<"0x...">``, so they round
@@ -78,7 +78,7 @@ def tensor_attr(tensor: TensorProto) -> A.Attribute:
         head = np.concatenate([head, np.repeat(head[-1:], count - len(head), axis=0)])
     if count <= SMALL:
         return A.DenseElementsAttr(ttype, tuple(_scalar(row, tensor.dtype) for row in head))
-    return A.DenseElementsAttr(ttype, "0x" + head.astype(storage.numpy).tobytes().hex().upper())
+    return A.DenseElementsAttr(ttype, head.astype(storage.numpy).tobytes())
 
 
 def _string_attr(tensor: TensorProto) -> A.Attribute:
@@ -131,12 +131,12 @@ def fill_tensor(attr: A.Attribute, out: TensorProto) -> None:
     if storage is None:
         raise ConversionError(f"cannot export dense elements of {attr.type.element_type}")
     field = getattr(out, storage.field)
-    if isinstance(data, str) and data.startswith("0x"):
-        raw = bytes.fromhex(data[2:])
+    if isinstance(data, bytes):  # raw storage (a numeric element is never bytes)
+        raw = data
         if len(raw) == attr.type.num_elements * storage.numpy.itemsize * storage.parts:
             out.tensor_content = raw
             return
-        rows = np.frombuffer(raw, dtype=storage.numpy)  # a hex splat: one element
+        rows = np.frombuffer(raw, dtype=storage.numpy)  # a stored splat: one element
     else:
         rows = _rows(attr, dtype)
         if not attr.is_splat and rows.size:

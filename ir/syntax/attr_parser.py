@@ -33,7 +33,6 @@ _EMPTY_ARROW = re.compile(r"\(\s*\)\s*->")
 _CONSTANT_MAP = re.compile(r"\(\s*\)\s*->\s*\((?:\s*\()*\s*[-\d]")
 # A dense literal's hex string (lower-case digits are accepted, upper-case stored).
 _HEX_LITERAL = re.compile(r'"0x([0-9A-Fa-f]*+)"')
-_HEX_LOWER = re.compile(r"[a-f]")
 # A dictionary without nested braces (strings allowed): cacheable when short.
 FLAT_DICT_TEXT = r'\{[^{}"]*+(?:"' + STRING_BODY + r'"[^{}"]*+)*+\}'
 FLAT_DICT = re.compile(FLAT_DICT_TEXT)
@@ -378,10 +377,7 @@ def _parse_dense_string(p: "AttributeParser", type: T.Type | None, attr_pos: int
         bits = A.unpack_bits_hex(text[start:end], shaped.num_elements)
         return A.DenseElementsAttr(shaped, bits if shaped.element_type is T.i1 or isinstance(bits, str)
                                    else int(bits))
-    data = text[start - 2:end]
-    if _HEX_LOWER.search(text, start, end):
-        data = "0x" + data[2:].upper()
-    return A.DenseElementsAttr(shaped, data)  # type: ignore[arg-type]
+    return A.DenseElementsAttr(shaped, text[start - 2:end])  # numeric elements: stored as the bytes
 
 
 def _parse_dense(p: "AttributeParser", type: T.Type | None, attr_pos: int) -> A.Attribute:

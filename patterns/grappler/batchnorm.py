@@ -87,7 +87,7 @@ def _array(c: A.Attribute, who: str) -> np.ndarray | None:
 def _dense(arr: np.ndarray) -> A.Attribute:
     """A float32 tensor constant, stored as raw little-endian bytes (weights are large)."""
     arr = np.ascontiguousarray(arr, "<f4")
-    return A.DenseElementsAttr(T.RankedTensorType(arr.shape, T.f32), "0x" + arr.tobytes().hex().upper())
+    return A.DenseElementsAttr(T.RankedTensorType(arr.shape, T.f32), arr.tobytes())
 
 
 def _layout(f: A.Attribute | None) -> str:

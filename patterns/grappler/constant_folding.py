@@ -167,13 +167,13 @@ def _python(x: np.generic, et: T.Type) -> Any:
 
 def dense_attr(arr: np.ndarray, et: T.Type) -> A.DenseElementsAttr | None:
     """`arr` as a dense constant of element type `et` (a splat when all elements are equal;
-    large non-boolean payloads as little-endian hex, as TensorFlow's weights are stored)."""
+    large non-boolean payloads as little-endian bytes, as TensorFlow's weights are stored)."""
     t = T.RankedTensorType(tuple(arr.shape), et)
     flat = arr.reshape(-1)
     if flat.size and _splat(flat):
         return A.DenseElementsAttr(t, _python(flat[0], et))
     if flat.size > 16 and arr.dtype != np.bool_ and A.numpy_dtype(et) is not None:
-        return A.DenseElementsAttr(t, "0x" + flat.astype(flat.dtype.newbyteorder("<")).tobytes().hex().upper())
+        return A.DenseElementsAttr(t, flat.astype(flat.dtype.newbyteorder("<")).tobytes())
     return A.DenseElementsAttr(t, tuple(_python(x, et) for x in flat))
 
 

@@ -169,7 +169,7 @@ def _flat_bias(bias: A.Attribute) -> A.Attribute | None:
     if not isinstance(bias, A.DenseElementsAttr) or bias.element_type is not T.f32:
         return None
     flat = np.ascontiguousarray(bias.to_numpy().reshape(-1), "<f4")
-    return A.DenseElementsAttr(T.RankedTensorType(flat.shape, T.f32), "0x" + flat.tobytes().hex().upper())
+    return A.DenseElementsAttr(T.RankedTensorType(flat.shape, T.f32), flat.tobytes())
 
 
 def _flat_type(bias: A.Attribute) -> T.Type | None:
@@ -347,7 +347,7 @@ def _summed_bias(bias: A.Attribute, shift: A.Attribute, rank: int) -> A.Attribut
             or any(d != 1 for d in right.shape[:-1]):
         return None
     total = np.ascontiguousarray(left + right.reshape(-1), "<f4")
-    return A.DenseElementsAttr(bias.type, "0x" + total.tobytes().hex().upper())
+    return A.DenseElementsAttr(bias.type, total.tobytes())
 
 
 def _absorbing_rules(fused: str, computes: tuple[tuple[str, ...], ...], suffix: str) -> list[Rule]:
