@@ -79,7 +79,7 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.semantics import Unsupported, attribute_value, storage_dtype
 
-from egraft.patterns.checks import float_element, is_constant, pred, same_type, static_shape
+from egraft.patterns.checks import float_element, is_constant, is_splat, pred, same_type, static_shape
 from egraft.patterns.dsl import const_of, op, rule, type_of, var
 from egraft.patterns.grappler.constant_folding import dense_attr, evaluate
 from egraft.patterns.rule import ConstOf, Native, Rule, TypeOf, Var
@@ -494,12 +494,19 @@ TRANSPOSE_INTO_PRODUCT = [
     *(_fold_transpose("tf.BatchMatMulV2", ("adj_x", "adj_y"), side, None) for side in (0, 1)),
 ]
 
+NEUTRAL = [
+    rule("biasadd-zero", op("tf.BiasAdd", x, y), x, where=[is_splat(y, 0)], tags=("approx",),
+         doc="adding a bias of zeros is the value itself (Grappler's constant folding drops it; a BiasAdd "
+             "never broadcasts the value's shape). On floats x + 0.0 turns a -0.0 into +0.0, so equal as "
+             "numbers but not bit for bit (approx), as Grappler accepts"),
+]
+
 #: tf-canonical's rules that are Grappler arithmetic stages, shared (not restated) so that
 #: running both sets applies each once.
 SHARED = [r for r in CANONICAL if r.name in ("neg-neg", "addv2-of-neg-left", "addv2-of-neg-right", "sub-of-neg",
                                               "reshape-reshape", "cast-same-type")]
 
-RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *TRANSPOSE_INTO_PRODUCT, *SHARED]
+RULES = [*REASSOCIATE, *AGGREGATE, *SHAPES, *CASTS, *HOIST, *EINSUM, *TRANSPOSE_INTO_PRODUCT, *NEUTRAL, *SHARED]
 
 #: The rules with Grappler's single-consumer condition (`once`), which reads the IR.
 GREEDY_ONLY = [r for r in RULES if any(getattr(c, "name", "").endswith(_ONE_USE) for c in r.where)]

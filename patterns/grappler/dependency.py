@@ -47,3 +47,7 @@ register_rule_set("grappler-dependency", RULES,
                   "Grappler's dependency optimizer: forwarding ops removed (rules), NoOps and redundant "
                   "control edges removed with control edges rewired (structural step tf-dependency)",
                   structural=("tf-executor-canonical", "tf-dependency"))
+#: The forwarding rules alone, for the constant-folding family: Grappler's model pruner drops
+#: these trivial ops before its constant folding runs, so a frozen variable (Const -> Identity)
+#: is a constant to the folds of the first round.
+register_rule_set("grappler-forwarding", RULES, "Grappler's trivial-op forwarding: Identity, Snapshot, StopGradient")

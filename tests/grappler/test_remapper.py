@@ -300,11 +300,13 @@ def test_keras_model_fused_agrees_in_tensorflow(tmp_path) -> None:
     tf.random.set_seed(0)
     rng = np.random.default_rng(0)
     inputs = keras.Input((8, 8, 3), batch_size=2)
-    h = keras.layers.Conv2D(4, 3, padding="same", activation="relu")(inputs)
+    bias = "random_normal"  # Keras's zero biases would be dropped before the remapper (Grappler drops them too)
+    h = keras.layers.Conv2D(4, 3, padding="same", activation="relu", bias_initializer=bias)(inputs)
     h = keras.layers.Conv2D(6, 3, strides=2, use_bias=False)(h)
     h = keras.layers.ReLU(6.0)(keras.layers.BatchNormalization()(h))
     h = keras.layers.GlobalAveragePooling2D()(h)
-    outputs = keras.layers.Dense(5)(keras.layers.Dense(7, activation="relu")(h))
+    outputs = keras.layers.Dense(5, bias_initializer=bias)(keras.layers.Dense(7, activation="relu",
+                                                                            bias_initializer=bias)(h))
     model = keras.Model(inputs, outputs)
     for layer in model.layers:
         if isinstance(layer, keras.layers.BatchNormalization):
