@@ -494,7 +494,26 @@ TRANSPOSE_INTO_PRODUCT = [
     *(_fold_transpose("tf.BatchMatMulV2", ("adj_x", "adj_y"), side, None) for side in (0, 1)),
 ]
 
+def _reshape_absorbs(shape: A.Attribute | None, zeros: A.Attribute | None) -> bool:
+    """Adding ``zeros`` to a value reshaped to the constant ``shape`` leaves its shape as it is:
+    the zeros have no more axes than the shape, and each of theirs is 1 or the shape's (known)
+    extent there; axes the zeros do not reach may be -1 (inferred by the reshape)."""
+    if not isinstance(shape, A.DenseElementsAttr) or not isinstance(getattr(zeros, "type", None), T.RankedTensorType):
+        return False
+    dims = tuple(int(d) for d in shape.to_numpy().reshape(-1))
+    added = tuple(zeros.type.shape)
+    return len(added) <= len(dims) and all(a == 1 or a == d >= 0 for a, d in zip(reversed(added), reversed(dims)))
+
+
 NEUTRAL = [
+    rule("addv2-zero-after-reshape", op("tf.AddV2", op("tf.Reshape", y, z).bind("r"), c1), var("r"),
+         where=[is_splat(c1, 0), is_constant(z), pred("the zeros keep the reshaped shape", _reshape_absorbs,
+                                                      const_of("z"), const_of("c1"))],
+         commutative=True, tags=("approx",),
+         doc="a value reshaped to a known shape plus zeros that broadcast into that shape is the value "
+             "(Grappler drops x + 0 where shapes say the add does not broadcast; GraphDef imports carry no "
+             "static types, but a Reshape to a constant shape does: BERT's Q/K/V biases of zeros). On floats "
+             "-0.0 + 0.0 is +0.0 (approx)"),
     rule("biasadd-zero", op("tf.BiasAdd", x, y), x, where=[is_splat(y, 0)], tags=("approx",),
          doc="adding a bias of zeros is the value itself (Grappler's constant folding drops it; a BiasAdd "
              "never broadcasts the value's shape). On floats x + 0.0 turns a -0.0 into +0.0, so equal as "

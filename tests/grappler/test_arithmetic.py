@@ -511,3 +511,25 @@ def test_einsum_of_constants_folds(driver: str) -> None:
     module = parse(text)
     PassManager(parse_pipeline(pipeline)).run(module)
     assert '"tf.Einsum"' not in print_ir(module)
+
+
+_RESHAPE_PLUS_ZEROS = """
+func.func @f(%x: tensor<2x6xf32>) -> tensor<*xf32> {
+  %s = "tf.Const"() {value = dense<[-1, 2, 3]> : tensor<3xi32>} : () -> tensor<3xi32>
+  %z = "tf.Const"() {value = dense<0.0> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %r = "tf.Reshape"(%x, %s) : (tensor<2x6xf32>, tensor<3xi32>) -> tensor<*xf32>
+  %b = "tf.AddV2"(%z, %r) : (tensor<2x3xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %z3 = "tf.Const"() {value = dense<0.0> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
+  %b3 = "tf.AddV2"(%r, %z3) : (tensor<*xf32>, tensor<2x1x1x1xf32>) -> tensor<*xf32>
+  %o = "tf.Mul"(%b, %b3) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %o : tensor<*xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_zeros_added_after_a_reshape_go_unless_they_broadcast(driver: str) -> None:
+    """BERT's Q/K/V biases of zeros: the add after the Reshape to (-1, 2, 3) goes; zeros of
+    shape (2, 1, 1, 1) would add an axis, so that add stays (the interpreter agrees)."""
+    after = assert_rewrites_soundly(_RESHAPE_PLUS_ZEROS, driver)
+    assert after.count('"tf.AddV2"') == 1 and "tensor<2x1x1x1xf32>) -> tensor<*xf32>" in after, after
