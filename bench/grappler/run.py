@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", default="", help=f"comma-separated; default all: {','.join(models.ALL)}")
     ap.add_argument("--quick", action="store_true", help=f"only {', '.join(models.QUICK)}")
     ap.add_argument("--merge", action="store_true",
-                    help="keep the previous results.json's other models in the table (re-measure a few)")
+                    help="keep the previous results.json's models in the table until this run re-measures them")
     ap.add_argument("--graphs", type=Path, default=None,
                     help=f"folder of make_graphs.py's <model>.pb/.json (default {models.default_graphs()})")
     ap.add_argument("--options", default="", help="tf-grappler options, e.g. 'constant-folding=true'")
@@ -203,22 +203,24 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
                 "onednn": args.onednn, "uncommitted": _uncommitted()}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
-    kept = [r for r in previous if r["model"] not in names]
     notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
     load, results = [_uptime()], []
     for i, model in enumerate(chosen):
         print(f"[{datetime.datetime.now():%H:%M:%S}] {model.name} ...", flush=True)
         results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout))
         results[-1]["measured"] = f"{datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC at {_commit()[:7]}"
+        done = {r["model"] for r in results}
+        kept = [r for r in previous if r["model"] not in done]  # --merge: earlier results until re-measured
         ordered = sorted(kept + results, key=lambda r: models.ALL.index(r["model"]))
         load_now = load + [_uptime()]
         header = _header(argv, settings, load_now, ordered)
-        text = report.document(header, ordered, [m.name for m in chosen[i + 1:]], notes)
+        pending = [m.name for m in chosen[i + 1:] if m.name not in {r["model"] for r in kept}]
+        text = report.document(header, ordered, pending, notes)
         RESULTS.write_text(text)
         OUT.mkdir(parents=True, exist_ok=True)
         RESULTS_JSON.write_text(json.dumps({"settings": settings, "load": load_now, "results": ordered}, indent=1))
         print(report._row(results[-1]), flush=True)
-    print(report.tables(sorted(kept + results, key=lambda r: models.ALL.index(r["model"])), []))
+    print(report.tables(ordered, []))
     return 0 if all(e["ok"] for r in results for e in r["equivalence"].values()) else 1
 
 
