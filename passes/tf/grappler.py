@@ -109,9 +109,12 @@ FAMILIES = (
 )
 
 
-#: Grappler's constant folding keeps constants up to 10 MiB; in float32 elements. A weight
-#: scaled by a folded BatchNorm is replaced, not added to (resnet50's largest is 2.4M elements).
-GRAPPLER_FOLD_ELEMENTS = 10 * 1024 * 1024 // 4
+#: The largest constant a fold reads or writes, in elements: a bound on the time and memory of
+#: one fold, not the size policy (which refuses folds that grow the model). Grappler's constant
+#: folding materializes up to 10 MiB, but it still scales larger weights by a BatchNorm (Xception's
+#: last 1x1 convolution, 3.1M elements): a scaled weight replaces the old one. 32M float32
+#: elements (128 MiB) cost about 0.1 s per fold.
+GRAPPLER_FOLD_ELEMENTS = 32 * 1024 * 1024
 
 
 def _family_options(cls: type) -> type:
