@@ -21,20 +21,7 @@ from __future__ import annotations
 
 from egraft.ir import Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
-
-
-def _captured(island: Operation) -> list[Value]:
-    """Values produced by ops of the island's graph block and used inside the island."""
-    graph_block = island.parent
-    seen: dict[Value, None] = {}
-    for inner in island.walk():
-        if inner is island:
-            continue
-        for v in inner.operands:
-            owner = v.owner_op
-            if owner is not None and owner.parent is graph_block:
-                seen.setdefault(v, None)
-    return list(seen)
+from egraft.rewrite.islands.breakup import island_inputs
 
 
 def _rebuild(island: Operation, keep: list[int], extra: list[Value]) -> Operation:
@@ -69,7 +56,7 @@ def pin_captures(top: Operation) -> int:
         yield_op = island.regions[0].blocks[0].last
         assert yield_op is not None
         yielded = set(yield_op.operands)
-        values = [v for v in _captured(island) if v not in yielded]
+        values = [v for v in island_inputs(island, island.parent) if v not in yielded]
         if values:
             _rebuild(island, list(range(len(island.results) - 1)), values)
             count += 1

@@ -26,6 +26,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from egraft.patterns import rule_set
 
+from .keras_models import frozen, randomize_batchnorms, run_graph
+
 DRIVERS = {"egraph": "func.func(canonicalize{driver=egraph rules=tf-batchnorm-folding})",
            "greedy": "func.func(canonicalize{driver=greedy rules=tf-batchnorm-folding})"}
 _CONV = 'data_format = "NHWC", dilations = [1, 1, 1, 1], explicit_paddings = [], padding = "SAME"'
@@ -204,7 +206,6 @@ def test_keras_conv_batchnorm_model_agrees_in_tensorflow() -> None:
     tf_executor path with the set on the e-graph driver: every BatchNorm is folded and
     TensorFlow computes the same outputs before and after (rtol 1e-4)."""
     tf = pytest.importorskip("tensorflow")
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     from egraft.ir.graphdef.export_graphdef import export_graphdef
     from egraft.ir.graphdef.import_graphdef import import_graphdef
@@ -222,17 +223,8 @@ def test_keras_conv_batchnorm_model_agrees_in_tensorflow() -> None:
     h = keras.layers.GlobalAveragePooling2D()(h)
     outputs = keras.layers.BatchNormalization()(keras.layers.Dense(5)(h))
     model = keras.Model(inputs, outputs)
-    for layer in model.layers:
-        if isinstance(layer, keras.layers.BatchNormalization):
-            gamma, beta, mean, var = (w.shape for w in layer.get_weights())
-            layer.set_weights([rng.uniform(0.5, 2.0, gamma).astype(np.float32),
-                               rng.normal(0, 1, beta).astype(np.float32), rng.normal(0, 1, mean).astype(np.float32),
-                               rng.uniform(0.2, 3.0, var).astype(np.float32)])
-    fn = tf.function(lambda x: model(x, training=False)).get_concrete_function(
-        tf.TensorSpec((2, 8, 8, 3), tf.float32))
-    frozen = convert_variables_to_constants_v2(fn)
-    graph = frozen.graph.as_graph_def()
-    feed, fetch = frozen.inputs[0].name, frozen.outputs[0].name
+    randomize_batchnorms(model, rng)
+    graph, feed, fetch = frozen(model, (2, 8, 8, 3))
 
     module = tfg_to_executor(import_graphdef(graph, "keras_bn"))
     PassManager(parse_pipeline("builtin.module(func.func(tf-executor-island-coarsening, "
@@ -243,15 +235,9 @@ def test_keras_conv_batchnorm_model_agrees_in_tensorflow() -> None:
     assert ops_before.count("Rsqrt") == 3 and "Rsqrt" not in ops_after, ops_after
     assert ops_after.count("Mul") == 0 and ops_after.count("BiasAdd") <= ops_before.count("BiasAdd") + 2, ops_after
 
-    def run(graph_def, x):
-        with tf.Graph().as_default() as g:
-            tf.compat.v1.import_graph_def(graph_def, name="")
-            with tf.compat.v1.Session(graph=g) as sess:
-                return sess.run(fetch, {feed: x})
-
     for seed in range(3):
         x = np.random.default_rng(seed).normal(0, 1, (2, 8, 8, 3)).astype(np.float32)
-        np.testing.assert_allclose(run(folded, x), run(graph, x), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(run_graph(folded, feed, fetch, x), run_graph(graph, feed, fetch, x), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.parametrize("driver", DRIVERS)

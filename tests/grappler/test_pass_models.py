@@ -13,6 +13,8 @@ import pytest
 
 from egraft.passes.cli.main import main
 
+from .keras_models import frozen, randomize_batchnorms
+
 pytestmark = pytest.mark.tf
 
 
@@ -39,7 +41,6 @@ def _run(graph, feeds: dict, fetches: list[str]) -> list[np.ndarray]:
 def _keras_graph():
     """A Conv2D / DepthwiseConv2D / Dense model with BatchNorms of random statistics, frozen."""
     tf = pytest.importorskip("tensorflow")
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     keras = tf.keras
     tf.random.set_seed(1)
@@ -52,16 +53,8 @@ def _keras_graph():
     h = keras.layers.GlobalAveragePooling2D()(h)
     outputs = keras.layers.Softmax()(keras.layers.Dense(5)(h))
     model = keras.Model(inputs, outputs)
-    for layer in model.layers:
-        if isinstance(layer, keras.layers.BatchNormalization):
-            gamma, beta, mean, var = (w.shape for w in layer.get_weights())
-            layer.set_weights([rng.uniform(0.5, 2.0, gamma).astype(np.float32),
-                               rng.normal(0, 1, beta).astype(np.float32), rng.normal(0, 1, mean).astype(np.float32),
-                               rng.uniform(0.2, 3.0, var).astype(np.float32)])
-    fn = tf.function(lambda x: model(x, training=False)).get_concrete_function(
-        tf.TensorSpec((1, 8, 8, 3), tf.float32, name="x"))
-    frozen = convert_variables_to_constants_v2(fn)
-    return frozen.graph.as_graph_def(), frozen.inputs[0].name.split(":")[0], frozen.outputs[0].name.split(":")[0]
+    randomize_batchnorms(model, rng)
+    return frozen(model, (1, 8, 8, 3), name="x")
 
 
 def test_keras_model_shrinks_and_agrees(tmp_path: Path) -> None:

@@ -27,6 +27,8 @@ from egraft.patterns import rule_set
 from egraft.patterns.grappler.fused_kernels import COMPUTES
 from egraft.patterns.grappler.remapper import ACTIVATIONS, device_type
 
+from .keras_models import frozen, randomize_batchnorms, run_graph
+
 REMAP = "builtin.module(func.func(canonicalize{driver=greedy rules=%s}))"
 TOLERANCE = Tolerance(rtol=1e-4, atol=1e-4)
 _CONV = ('strides = [1, 1, 1, 1], data_format = "NHWC", dilations = [1, 1, 1, 1], explicit_paddings = [], '
@@ -292,7 +294,6 @@ def test_keras_model_fused_agrees_in_tensorflow(tmp_path) -> None:
     _FusedConv2D and _FusedMatMul and no Conv2D, BiasAdd or Relu left, and computes the same
     outputs (rtol 1e-4, 3 inputs)."""
     tf = pytest.importorskip("tensorflow")
-    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
 
     from egraft.passes.cli.main import main
 
@@ -308,22 +309,13 @@ def test_keras_model_fused_agrees_in_tensorflow(tmp_path) -> None:
     outputs = keras.layers.Dense(5, bias_initializer=bias)(keras.layers.Dense(7, activation="relu",
                                                                             bias_initializer=bias)(h))
     model = keras.Model(inputs, outputs)
-    for layer in model.layers:
-        if isinstance(layer, keras.layers.BatchNormalization):
-            gamma, beta, mean, var = (w.shape for w in layer.get_weights())
-            layer.set_weights([rng.uniform(0.5, 2.0, gamma).astype(np.float32),
-                               rng.normal(0, 1, beta).astype(np.float32), rng.normal(0, 1, mean).astype(np.float32),
-                               rng.uniform(0.2, 3.0, var).astype(np.float32)])
-    fn = tf.function(lambda x: model(x, training=False)).get_concrete_function(
-        tf.TensorSpec((2, 8, 8, 3), tf.float32))
-    frozen = convert_variables_to_constants_v2(fn)
-    graph = frozen.graph.as_graph_def()
-    feed, fetch = frozen.inputs[0].name, frozen.outputs[0].name
+    randomize_batchnorms(model, rng)
+    graph, feed, fetch = frozen(model, (2, 8, 8, 3))
 
     source, target = tmp_path / "keras.pb", tmp_path / "fused.pb"
     source.write_bytes(graph.SerializeToString())
     err = io.StringIO()
-    code = main([str(source), f"--tf-input-arrays={feed.split(':')[0]}", f"--tf-output-arrays={fetch.split(':')[0]}",
+    code = main([str(source), f"--tf-input-arrays={feed}", f"--tf-output-arrays={fetch}",
                  "-tf-grappler=remapper=true report=true", "-o", str(target)],
                 stdin=lambda: b"", stdout=io.StringIO(), stderr=err)
     assert code == 0 and "remapper: Graph size after" in err.getvalue(), err.getvalue()
@@ -332,15 +324,9 @@ def test_keras_model_fused_agrees_in_tensorflow(tmp_path) -> None:
     assert ops.count("_FusedConv2D") == 2 and ops.count("_FusedMatMul") == 2, [o for o in ops if o != "Const"]
     assert not {"Conv2D", "MatMul", "BiasAdd", "Relu", "Relu6"} & set(ops), ops
 
-    def run(graph_def, x):
-        with tf.Graph().as_default() as g:
-            tf.compat.v1.import_graph_def(graph_def, name="")
-            with tf.compat.v1.Session(graph=g) as sess:
-                return sess.run(fetch, {feed: x})
-
     for seed in range(3):
         x = np.random.default_rng(seed).normal(0, 1, (2, 8, 8, 3)).astype(np.float32)
-        np.testing.assert_allclose(run(fused, x), run(graph, x), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(run_graph(fused, feed, fetch, x), run_graph(graph, feed, fetch, x), rtol=1e-4, atol=1e-5)
 
 
 def test_a_batchnorm_scale_after_the_bias_waits_for_its_fold() -> None:
