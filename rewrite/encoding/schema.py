@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from egraft.ir.core import attributes as A
 from egraft.ir.effects import declared_effect_free
 from egraft.ir.records.opdef import SINGLE, OpDef
+from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.types import Type
 
 from egraft.rewrite.engine.termtable import I64_MAX, I64_MIN, OpSig, Payload, Schema
@@ -139,4 +140,34 @@ def attr_shape(a: A.Attribute) -> tuple[str, Payload | None, list[Type | A.Attri
         return "AType", None, [a.value]
     if isinstance(a, A.ArrayAttr):
         return "AArr", None, list(a.value)
-    return "AText", str(a), []
+    return "AText", attr_text(a), []
+
+
+#: A stored tensor payload (a weight) as text is megabytes of hex: in egglog every constant a
+#: rule builds (a BatchNorm-scaled weight, a folded shape) would be a new string of that size
+#: kept for the e-graph's life (mobilenetv2 through tf-grappler on the e-graph passed 24 GB),
+#: and every read would parse it back. Such an attribute is carried as a handle instead:
+#: attributes are uniqued (equal payloads are one object, so one handle, so one e-node) and
+#: live for the process, as the handles' table does.
+HANDLE = "#egraft.payload<"
+_HANDLE_LEN = 64  # payload bytes from which a handle is cheaper than the text
+_BY_HANDLE: list[A.Attribute] = []
+_HANDLE_OF: dict[int, int] = {}  # id(attribute) -> handle
+
+
+def attr_text(a: A.Attribute) -> str:
+    """The `AText` payload of an attribute: its MLIR text, or a handle for a stored payload."""
+    if not (isinstance(a, A.DenseElementsAttr) and isinstance(a.data, bytes) and len(a.data) >= _HANDLE_LEN):
+        return str(a)
+    n = _HANDLE_OF.get(id(a))
+    if n is None:
+        n = _HANDLE_OF[id(a)] = len(_BY_HANDLE)
+        _BY_HANDLE.append(a)
+    return f"{HANDLE}{n}>"
+
+
+def attr_from_text(text: str) -> A.Attribute:
+    """The attribute of an `AText` payload (`attr_text`'s inverse)."""
+    if text.startswith(HANDLE):
+        return _BY_HANDLE[int(text[len(HANDLE):-1])]
+    return Parser(text).parse_attribute()

@@ -33,7 +33,7 @@ from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.types import Type
 from egraft.ir.core.traits import Traits
 
-from egraft.rewrite.encoding.schema import CAT, op_name_of
+from egraft.rewrite.encoding.schema import CAT, attr_from_text, op_name_of
 from egraft.rewrite.engine.export import EGraphArrays
 from egraft.rewrite.encoding.lower import Lowered
 
@@ -161,7 +161,7 @@ class _Writer:
             return A.TypeAttr(self.type(kids[0]))
         if name == "AArr":
             return A.ArrayAttr(tuple(self.attr(k) for k in self.items(kids[0])))
-        return Parser(str(payload)).parse_attribute()
+        return attr_from_text(str(payload))
 
     def dict(self, c: int) -> dict[str, A.Attribute]:
         out: dict[str, A.Attribute] = {}

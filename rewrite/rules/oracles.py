@@ -45,7 +45,7 @@ from egraft.patterns.rule import AllOf, AnyOf, Check, ConstOf, Native, Not, Type
 
 from egraft.rewrite.engine import names
 from egraft.rewrite.engine.egraph import EGraph, egglog_string, rule_command
-from egraft.rewrite.encoding.schema import CAT, attr_shape, shape_of
+from egraft.rewrite.encoding.schema import CAT, attr_from_text, attr_shape, shape_of
 from egraft.rewrite.encoding.lower import Lowered
 from egraft.rewrite.engine.load import Loaded
 from egraft.rewrite.engine.saturate import Budget, SaturationReport, Schedule, saturate
@@ -361,7 +361,7 @@ class _TermDecoder:
                 return None
             return items if op == "Attrs" else [x for chunk in items for x in chunk]
         if op == "AText":
-            return Parser(self.literal(args[0])).parse_attribute()
+            return attr_from_text(self.literal(args[0]))
         return None
 
 
