@@ -36,14 +36,20 @@ import egraft.passes  # noqa: F401  (registers the passes)
 from egraft.ir import Operation, parse, print_ir, verify
 from egraft.ir.semantics import dialects  # noqa: F401  (fills the evaluator table)
 from egraft.ir.semantics.interpreter import Interpreter, find_function, snapshot
-from egraft.ir.semantics import check_agreement
+from egraft.ir.semantics import Tolerance, check_agreement
 from egraft.ir.semantics.values import MemRef, Undefined
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import OpPipeline, parse_pipeline
-from egraft.patterns import rule_sets
+from egraft.patterns import rule_set, rule_sets
 
 #: Rule sets that assume no NaN or Inf (their own docs say so).
 FAST_MATH_SETS = frozenset({"tf-fast-math"})
+#: Sets with rules tagged "approx" (Grappler's float policy: regrouped sums and products, scales
+#: folded into weights) equal the original up to rounding, and only where values stay moderate
+#: (x + 1e30 - 1e30 regrouped is 0, not x): they are compared there, with this tolerance; their
+#: own tests run each rule through the harness on bounded inputs.
+APPROX_BOUND = 1e3
+APPROX_TOLERANCE = Tolerance(1e-3, 1e-2)
 #: The time a pass without a timeout option may take on a test-sized program before it counts as hung.
 HANG_SECONDS = 60.0
 #: Added to a pass's own timeout: a budget stops saturation, then extraction and write-back still run.
@@ -60,6 +66,7 @@ class Driver:
 
     pass_text: str
     fast_math: bool = False
+    approx: bool = False  # its set has rules tagged "approx": compared up to rounding, on moderate values
 
     def __str__(self) -> str:
         return self.pass_text
@@ -82,7 +89,9 @@ def drivers() -> list[Driver]:
            Driver("eqsat{rules=none}")]
     for name in rule_sets():
         fast = name in FAST_MATH_SETS
-        out += [Driver(f"eqsat{{rules={name}}}", fast), Driver(f"apply-rules{{rules={name}}}", fast)]
+        declared = rule_set(name)
+        approx = any("approx" in r.tags for r in (*declared.rules, *declared.greedy_rules))
+        out += [Driver(f"eqsat{{rules={name}}}", fast, approx), Driver(f"apply-rules{{rules={name}}}", fast, approx)]
     return out
 
 
@@ -149,9 +158,10 @@ def check_outputs_kept(before: Operation, after: Operation) -> None:
         assert len(r.operands) == n_results, f"a return has {len(r.operands)} values, not {n_results}"
 
 
-def stays_finite(module: Operation, inputs: list[Any]) -> bool:
-    """Does the program compute only finite floats on `inputs` (every value, not just results)?
-    False also when it is undefined there: nothing to compare then."""
+def stays_finite(module: Operation, inputs: list[Any], bound: float = np.inf) -> bool:
+    """Does the program compute only finite floats on `inputs` (every value, not just results),
+    each at most `bound` in magnitude? False also when it is undefined there: nothing to
+    compare then."""
     interp = Interpreter()
     try:
         interp.call(find_function(module), snapshot(inputs))
@@ -159,7 +169,8 @@ def stays_finite(module: Operation, inputs: list[Any]) -> bool:
         return False
     for v in interp.env.values():
         data = v.data if isinstance(v, MemRef) else v
-        if isinstance(data, np.ndarray) and data.dtype.kind == "f" and not np.isfinite(data).all():
+        if isinstance(data, np.ndarray) and data.dtype.kind == "f" and not (
+                np.isfinite(data).all() and (np.abs(data) <= bound).all()):
             return False
     return True
 
@@ -187,7 +198,11 @@ def random_inputs(types: list[Any], seed: int) -> list[np.ndarray]:
 
 def agrees(driver: Driver, before: Operation, after: Operation, inputs: list[Any]) -> bool:
     """Raise `UnsoundRewrite` if the results differ; False if the input says nothing
-    (the original is undefined there, or leaves a fast-math set's domain)."""
+    (the original is undefined there, or leaves a fast-math or approx set's domain)."""
+    if driver.approx:
+        if not stays_finite(before, inputs, APPROX_BOUND):
+            return False
+        return check_agreement(before, after, inputs, exact=False, tol=APPROX_TOLERANCE)
     if driver.fast_math and not stays_finite(before, inputs):
         return False
     return check_agreement(before, after, inputs, exact=True, tol=None)
