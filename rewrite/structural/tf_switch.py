@@ -355,6 +355,8 @@ def _fold_constant_switches(graph: Operation) -> int:
         ports = [(switches, 0 if known else 1) for known, switches in groups.values()]  # the port never taken
         touched: set[Operation] = set()
         for (switches, port), found in zip(ports, port_deadness(nodes, ports)):
+            if any(s in touched or s.parent is None for s in switches):
+                continue  # an earlier fold of this round removed or rewired it: next round
             fold = _plan(switches, port, found, nodes)
             if fold is not None and fold.footprint() & touched:
                 continue  # next round, on the graph this round leaves

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from egraft.ir import Operation, parse, print_ir
@@ -87,6 +87,24 @@ def _graphs(draw) -> str:
             f"  func.return {', '.join(f'%r#{i}' for i in range(len(fetched)))} : {results}\n}}\n")
 
 
+#: Found by CI: a Switch on a constant predicate inside the dead branch of another one folded in
+#: the same round (the first fold erased it before the second was planned).
+NESTED_CONSTANT_SWITCHES = """func.func @main(%arg0: tensor<i32>, %arg1: tensor<i32>, %arg2: tensor<i1>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.Const"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+    %v4, %c4 = tf_executor.island wraps "tf.Less"(%v0, %v0) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %v6, %c6 = tf_executor.island wraps "tf.Less"(%v0, %v0) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    %f7, %t7, %s7 = tf_executor.Switch %arg0, %v6 : tensor<i32>
+    %v12, %c12 = tf_executor.island wraps "tf.Neg"(%t7) : (tensor<i32>) -> tensor<i32>
+    %f13, %t13, %s13 = tf_executor.Switch %v12, %v4 : tensor<i32>
+    tf_executor.fetch %arg0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+
+@example(NESTED_CONSTANT_SWITCHES)
 @settings(max_examples=150, deadline=None)
 @given(_graphs())
 def test_deadness_preserved(text: str) -> None:
