@@ -98,15 +98,6 @@ def _constant(value: Value) -> Operation | None:
     return inner if inner is not None and inner.name == "tf.Const" and inner.parent_op is owner else None
 
 
-def _constant(value: Value) -> Operation | None:
-    """The `tf.Const` an island yields as ``value``, if it does."""
-    owner = value.owner_op
-    if owner is None or owner.name != "tf_executor.island" or value.index >= len(owner.results) - 1:
-        return None  # not an island's data result
-    inner = _body(owner)[-1].operands[value.index].owner_op
-    return inner if inner is not None and inner.name == "tf.Const" and inner.parent_op is owner else None
-
-
 def _invariant(graph: Operation, frame: dict[Operation, tuple], loop: tuple,
                seeds: list[Operation]) -> set[Operation]:
     """The islands of ``loop`` computed from its constant Enters ``seeds`` and constants only."""
