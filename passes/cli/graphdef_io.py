@@ -108,13 +108,13 @@ def _reader(parse: Callable) -> Callable[[bytes, str, bool], Operation]:
                 graph = parse_pbtxt(text, filename)
             else:
                 graph = parse_pb(data, filename)
-            return _located(import_graphdef(graph, filename), filename)
+            return located(import_graphdef(graph, filename), filename)
         except GraphDefError as err:
             raise diagnostic_error(err, filename) from None
     return read
 
 
-def _located(module: Operation, filename: str) -> Operation:
+def located(module: Operation, filename: str) -> Operation:
     """The module and its graph located at the file (a GraphDef has no lines: ``file:0:0``), so a
     pass's diagnostic about the whole graph names the input instead of ``loc(unknown)``."""
     for op in [module, *(o for o in module.regions[0].ops() if o.name == "tfg.graph")]:

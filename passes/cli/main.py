@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Sequence, TextIO
 
 import attrs
 
@@ -26,12 +26,15 @@ from egraft.ir import REGISTRY, DiagnosticError
 from egraft.ir.core.deep import run_with_deep_stack
 
 from egraft.passes.cli.driver import DEFAULT_SPLIT_MARKER, Driver, OptConfig
-from egraft.passes.cli.formats import Format, PrintOptions, format_for
+from egraft.passes.cli.formats import FORMATS, Format, PrintOptions, format_for
 from egraft.passes.cli.output_file import OutputError, OutputFile
 from egraft.passes.manager.pass_manager import OpPipeline, TimingNode
 from egraft.passes.manager.pipeline import parse_pass_flag, parse_pipeline_option
 from egraft.passes.manager.registry import PASSES, Pass, options_of
 from egraft.passes.tf.tf_io_options import TF_IO_FLAGS, EntrySignature, signature_from_flags
+
+if TYPE_CHECKING:
+    from egraft.passes.cli.savedmodel_io import OutputDirectory
 
 TOOL = "egraft-opt"
 
@@ -73,6 +76,13 @@ TOOL_OPTIONS: dict[str, ToolOption] = {
     "h": ToolOption("bool", "Show this help"),
 }
 TOOL_OPTIONS.update({name: ToolOption("str", doc, metavar) for name, (doc, metavar) in TF_IO_FLAGS.items()})
+TOOL_OPTIONS.update({
+    "tf-savedmodel-signature": ToolOption("str", "SavedModel input: the signatures whose inputs are fed and outputs "
+                                                 "fetched, ',' between; '*' every one (default serving_default)",
+                                          "NAMES"),
+    "tf-savedmodel-tags": ToolOption("str", "SavedModel input: the tag set of the MetaGraphDef, ',' between "
+                                            "(default serve)", "TAGS"),
+})
 
 
 class UsageError(Exception):
@@ -93,6 +103,8 @@ class Invocation:
     output_format: str | None = None
     emit: str | None = None
     tf_signature: EntrySignature | None = None  # --tf-input-arrays, --tf-output-arrays, ...
+    savedmodel_signatures: str | None = None  # --tf-savedmodel-signature
+    savedmodel_tags: str | None = None  # --tf-savedmodel-tags
 
 
 def _bool_value(name: str, value: str | None) -> bool:
@@ -150,6 +162,8 @@ def parse_args(argv: Sequence[str]) -> Invocation:
 
         if inv.emit not in EMIT_FORMS:
             raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
+    inv.savedmodel_signatures = flags.get("tf-savedmodel-signature")  # type: ignore[assignment]
+    inv.savedmodel_tags = flags.get("tf-savedmodel-tags")  # type: ignore[assignment]
     readers = _signature_readers(pieces)
     try:
         inv.tf_signature = signature_from_flags(flags, inv.emit, read_by_pass=bool(readers))
@@ -232,6 +246,12 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
             return 1
         stdout.write(dialect.docs_markdown() + "\n")
         return 0
+    if inv.input != "-" and Path(inv.input).is_dir():
+        return _run_saved_model(inv, stdout, stderr)
+    if inv.savedmodel_signatures is not None or inv.savedmodel_tags is not None:
+        stderr.write(f"{TOOL}: error: --tf-savedmodel-signature and --tf-savedmodel-tags apply to a SavedModel "
+                     f"directory input, and '{inv.input}' is not a directory\n")
+        return 1
     try:
         data = stdin() if inv.input == "-" else Path(inv.input).read_bytes()
     except OSError as e:
@@ -243,13 +263,57 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
     except ValueError as e:
         stderr.write(f"{TOOL}: error: {e}\n")
         return 1
+    output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
+    return _execute(inv, data, filename, in_fmt, out_fmt, output_file, stdout, stderr)
+
+
+def _run_saved_model(inv: Invocation, stdout: TextIO, stderr: TextIO) -> int:
+    """A SavedModel directory in (passes/cli/savedmodel_io.py): its signature gives the feeds and
+    fetches; out as a SavedModel directory, or as a file of another format."""
+    from egraft.passes.cli.graphdef_io import emitting, format_named
+    from egraft.passes.cli.savedmodel_io import OutputDirectory, open_saved_model, output_is_directory, split_list
+
+    if inv.tf_signature is not None:
+        stderr.write(f"{TOOL}: error: the --tf-* input/output flags name a GraphDef's feeds and fetches; a "
+                     f"SavedModel's come from its signature (--tf-savedmodel-signature)\n")
+        return 1
+    try:
+        saved = open_saved_model(inv.input, split_list(inv.savedmodel_tags), split_list(inv.savedmodel_signatures))
+    except DiagnosticError as e:
+        stderr.write(e.render() + "\n")
+        return 1
+    for reader in _signature_readers([inv.config.pipeline]):
+        reader.use_signature(saved.signature)  # type: ignore[attr-defined]
+    known = [ext for fmt in FORMATS.values() for ext in fmt.extensions]
+    output_file: OutputFile | OutputDirectory | None = None
+    try:
+        if output_is_directory(inv.output, inv.output_format, known):
+            out_fmt = saved.output_format
+            if inv.emit not in (None, "graphdef"):
+                raise ValueError(f"--emit={inv.emit} writes MLIR, not a SavedModel directory: give -o a .mlir name")
+            assert inv.output is not None
+            output_file = OutputDirectory(inv.output, inv.input, Path(saved.source).name)
+            for warning in saved.warnings():
+                stderr.write(warning + "\n")
+        else:
+            out_fmt = format_named(inv.output_format) if inv.output_format else format_for(inv.output)
+            out_fmt = emitting(out_fmt, inv.emit, saved.signature, saved.source)
+            output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
+    except ValueError as e:
+        stderr.write(f"{TOOL}: error: {e}\n")
+        return 1
+    return _execute(inv, b"", saved.source, saved.input_format, out_fmt, output_file, stdout, stderr)
+
+
+def _execute(inv: Invocation, data: bytes, filename: str, in_fmt: Format, out_fmt: Format,
+             output_file: "OutputFile | OutputDirectory | None", stdout: TextIO, stderr: TextIO) -> int:
+    """Read, run and write one input whose formats are chosen; the exit status."""
     if out_fmt.write is None:
         stderr.write(f"{TOOL}: error: cannot write {out_fmt.name} files\n")
         return 1
     if in_fmt.read is None and not in_fmt.is_mlir_text:
         stderr.write(f"{TOOL}: error: cannot read {in_fmt.name} files\n")
         return 1
-    output_file = OutputFile(inv.output) if inv.output not in (None, "-") else None
     try:
         if output_file is not None:
             output_file.open()  # before any work, as mlir-opt opens its output

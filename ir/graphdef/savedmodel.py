@@ -1,0 +1,249 @@
+"""SavedModel directories without TensorFlow: read ``saved_model.pb``, say what a signature
+feeds and fetches, mark the functions the SavedModel names, write the message back.
+
+A SavedModel directory holds ``saved_model.pb`` (or ``saved_model.pbtxt``), a ``variables/``
+checkpoint and ``assets/``.  ``saved_model.pb`` is ``tensorflow.SavedModel``: a schema version
+and one ``MetaGraphDef`` per tag set (``serve``, ``train``...), each with a ``graph_def`` (and
+its function library), ``signature_def``s, a ``saver_def``, ``collection_def``s, asset files
+and, for TF2, the ``object_graph_def`` that ``tf.saved_model.load`` rebuilds the Python objects
+from.  TensorBoard's compiled protos (``tensorboard.compat.proto``) have ``MetaGraphDef`` but
+not ``SavedModel``, so the two-field message is built here from a descriptor (same wire format,
+package ``tensorboard`` like the rest, see :mod:`.messages`).
+
+What the optimizer must keep, whatever the signature chosen:
+
+- the chosen signatures' inputs are fed, their outputs fetched (:func:`graph_io`);
+- the saver's filename tensor, save tensor and restore op, the init op of the
+  ``__saved_model_init_op`` signature, every node a collection lists (``saved_model_main_op``,
+  ``table_initializer``...) and each asset file's tensor are fetched too, so a TF1 loader
+  (TensorFlow Serving's ``LoadSavedModel``) still finds them;
+- the functions the SavedModel names (:func:`public_functions`: the object graph's concrete
+  functions and the functions signatures and object-graph nodes refer to) are public:
+  :func:`mark_public` gives their ``tfg.func`` the ``tf_saved_model.exported_names`` attribute,
+  which the passes read as "keep the name and the signature" (agreed with the function passes;
+  it is not a ``tf.`` attribute, so the GraphDef export does not write it into the FunctionDef).
+
+Every failure is a :class:`GraphDefError` naming the file.
+"""
+
+from __future__ import annotations
+
+import functools
+from os import PathLike
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import attrs
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+from google.protobuf.message import DecodeError, EncodeError, Message
+from tensorboard.compat.proto import meta_graph_pb2
+
+from egraft.ir.core import attributes as A
+from egraft.ir.core.operation import Operation
+from egraft.ir.graphdef.errors import GraphDefError
+from egraft.ir.graphdef.messages import GraphDef, public_name
+
+MetaGraphDef = meta_graph_pb2.MetaGraphDef
+
+SAVED_MODEL_PB = "saved_model.pb"
+SAVED_MODEL_PBTXT = "saved_model.pbtxt"
+#: What TF writes beside saved_model.pb: fingerprint.pb hashes saved_model.pb (and the graph,
+#: signatures and object graph), so an optimized model would carry a false one. TF's loader
+#: logs "Fingerprint not found" and loads without it: the writer drops it.
+FINGERPRINT = "fingerprint.pb"
+#: The signature TF's saver adds to run the init op; never a user's signature.
+INIT_OP_SIGNATURE = "__saved_model_init_op"
+#: The attribute marking a public function (kept by name and signature).
+PUBLIC_ATTR = "tf_saved_model.exported_names"
+
+
+@functools.cache
+def saved_model_class() -> type[Message]:
+    """``tensorflow.SavedModel`` (as ``tensorboard.SavedModel``): ``int64
+    saved_model_schema_version = 1; repeated MetaGraphDef meta_graphs = 2;``."""
+    pool = descriptor_pool.Default()
+    try:
+        return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorboard.SavedModel"))
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto(name="egraft/saved_model.proto", package="tensorboard",
+                                               syntax="proto3", dependency=[meta_graph_pb2.DESCRIPTOR.name])
+    message = proto.message_type.add(name="SavedModel")
+    message.field.add(name="saved_model_schema_version", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_INT64,
+                      label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    message.field.add(name="meta_graphs", number=2, type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
+                      label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED, type_name=".tensorboard.MetaGraphDef")
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tensorboard.SavedModel"))
+
+
+def saved_model_file(directory: str | PathLike[str]) -> Path:
+    """The ``saved_model.pb`` (else ``saved_model.pbtxt``) of a directory; GraphDefError if neither."""
+    root = Path(directory)
+    for name in (SAVED_MODEL_PB, SAVED_MODEL_PBTXT):
+        if (root / name).is_file():
+            return root / name
+    raise GraphDefError(str(directory), f"not a SavedModel directory: it has no {SAVED_MODEL_PB} "
+                                        f"(or {SAVED_MODEL_PBTXT})")
+
+
+def is_saved_model_dir(path: str | PathLike[str]) -> bool:
+    root = Path(path)
+    return root.is_dir() and any((root / name).is_file() for name in (SAVED_MODEL_PB, SAVED_MODEL_PBTXT))
+
+
+def parse_saved_model(data: bytes, source: str, text: bool = False) -> Message:
+    """A SavedModel message from ``saved_model.pb`` (or ``.pbtxt``) bytes."""
+    cls = saved_model_class()
+    try:
+        if text:
+            return text_format.Parse(data.decode("utf-8"), cls())
+        return cls.FromString(data)
+    except (DecodeError, UnicodeDecodeError) as err:
+        raise GraphDefError(source, f"not a binary SavedModel: {public_name(str(err))}") from None
+    except text_format.ParseError as err:
+        raise GraphDefError(source, f"not a text SavedModel: {err}", err.GetLine() or None,
+                            err.GetColumn() or None) from None
+
+
+def load_saved_model(directory: str | PathLike[str]) -> tuple[Message, Path]:
+    """The SavedModel message of a directory and the file it came from."""
+    path = saved_model_file(directory)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise GraphDefError(str(path), f"cannot read file: {err.strerror or err}") from None
+    return parse_saved_model(data, str(path), text=path.name == SAVED_MODEL_PBTXT), path
+
+
+def tag_text(tags: Iterable[str]) -> str:
+    return ",".join(sorted(tags)) or "(no tags)"
+
+
+def select_meta_graph(saved: Message, tags: Sequence[str], source: str) -> int:
+    """The index of the MetaGraphDef whose tag set is ``tags`` (as a set), as TF's loader picks one."""
+    wanted = set(tags)
+    found = [i for i, mg in enumerate(saved.meta_graphs) if set(mg.meta_info_def.tags) == wanted]
+    if not found:
+        have = "; ".join(tag_text(mg.meta_info_def.tags) for mg in saved.meta_graphs) or "none"
+        raise GraphDefError(source, f"no MetaGraphDef with tags '{tag_text(wanted)}' (the SavedModel has: {have})")
+    return found[0]
+
+
+def user_signatures(meta_graph: MetaGraphDef) -> list[str]:
+    return sorted(k for k in meta_graph.signature_def if k != INIT_OP_SIGNATURE)
+
+
+@attrs.frozen
+class GraphIO:
+    """What the graph of a MetaGraphDef feeds and fetches for the chosen signatures: tensor
+    names (``x``, ``x:1``) fed and fetched, and node names that must run (control fetches)."""
+
+    feeds: tuple[str, ...]
+    fetches: tuple[str, ...]
+    control_fetches: tuple[str, ...]
+
+
+def _tensor(name: str) -> str:
+    """TF's ``x:0`` as egraft's fetch flags spell it (``x``); other ports stay ``x:1``."""
+    return name[:-2] if name.endswith(":0") else name
+
+
+def _signature_tensors(signature: Message, field: str, source: str, key: str) -> list[str]:
+    names = []
+    for arg, info in sorted(getattr(signature, field).items()):
+        kind = info.WhichOneof("encoding")
+        if kind != "name":
+            raise GraphDefError(source, f"signature '{key}': {field[:-1]} '{arg}' is a {kind} tensor; only "
+                                        f"dense tensors (TensorInfo.name) are supported")
+        names.append(_tensor(info.name))
+    return names
+
+
+def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -> GraphIO:
+    """Feeds and fetches for ``signatures`` (their inputs and outputs), and what else the
+    SavedModel needs of its graph (the module docstring lists it)."""
+    feeds: list[str] = []
+    fetches: list[str] = []
+    controls: list[str] = []
+    for key in signatures:
+        if key not in meta_graph.signature_def:
+            have = ", ".join(f"'{k}'" for k in user_signatures(meta_graph)) or "none"
+            raise GraphDefError(source, f"signature '{key}' not found in the MetaGraphDef with tags "
+                                        f"'{tag_text(meta_graph.meta_info_def.tags)}' (signatures: {have})")
+        signature = meta_graph.signature_def[key]
+        feeds += _signature_tensors(signature, "inputs", source, key)
+        fetches += _signature_tensors(signature, "outputs", source, key)
+    init = meta_graph.signature_def.get(INIT_OP_SIGNATURE)
+    if init is not None:
+        controls += [info.name.split(":")[0] for info in init.outputs.values() if info.name]
+    saver = meta_graph.saver_def
+    for tensor in (saver.filename_tensor_name, saver.save_tensor_name):
+        if tensor:
+            fetches.append(_tensor(tensor))
+    if saver.restore_op_name:
+        controls.append(saver.restore_op_name.split(":")[0])
+    for collection in meta_graph.collection_def.values():
+        if collection.WhichOneof("kind") == "node_list":
+            for name in collection.node_list.value:
+                (fetches if ":" in name else controls).append(_tensor(name) if ":" in name else name)
+    for asset in meta_graph.asset_file_def:
+        if asset.tensor_info.name:
+            fetches.append(_tensor(asset.tensor_info.name))
+    fed = set(feeds)
+    return GraphIO(tuple(dict.fromkeys(feeds)), tuple(t for t in dict.fromkeys(fetches) if t not in fed),
+                   tuple(dict.fromkeys(controls)))
+
+
+def public_functions(meta_graph: MetaGraphDef) -> set[str]:
+    """The library functions the SavedModel names outside the graph: the object graph's concrete
+    functions and those its function nodes (and signatures' wrappers) refer to."""
+    names: set[str] = set()
+    objects = meta_graph.object_graph_def
+    names.update(objects.concrete_functions.keys())
+    for node in objects.nodes:
+        kind = node.WhichOneof("kind")
+        if kind == "function":
+            names.update(node.function.concrete_functions)
+        elif kind == "bare_concrete_function":
+            names.add(node.bare_concrete_function.concrete_function_name)
+    return names
+
+
+def mark_public(module: Operation, names: Iterable[str]) -> list[str]:
+    """Give each ``tfg.func`` named in ``names`` the public attribute; the names that name no
+    function of the module (a SavedModel naming a function its library lacks)."""
+    wanted = set(names)
+    for op in module.regions[0].blocks[0].ops:
+        sym = op.attr("sym_name")
+        if op.name == "tfg.func" and isinstance(sym, A.StringAttr) and sym.value in wanted:
+            op.attributes[PUBLIC_ATTR] = A.ArrayAttr((A.StringAttr(sym.value),))
+            wanted.discard(sym.value)
+    return sorted(wanted)
+
+
+def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence[str] | None) -> Message:
+    """A copy of ``saved`` whose MetaGraphDef ``index`` has ``graph`` (the library's gradients
+    registered by name are kept when the new library has none) and, if ``signatures`` is given,
+    only those signatures (and the init op's)."""
+    out = saved_model_class()()
+    out.CopyFrom(saved)
+    meta = out.meta_graphs[index]
+    old_gradients = list(meta.graph_def.library.registered_gradients)
+    meta.graph_def.CopyFrom(graph)
+    if old_gradients and not meta.graph_def.library.registered_gradients:
+        meta.graph_def.library.registered_gradients.extend(old_gradients)
+    if signatures is not None:
+        keep = set(signatures) | {INIT_OP_SIGNATURE}
+        for key in [k for k in meta.signature_def if k not in keep]:
+            del meta.signature_def[key]
+    return out
+
+
+def serialize(saved: Message, source: str, text: bool = False) -> bytes:
+    try:
+        if text:
+            return text_format.MessageToString(saved).encode("utf-8")
+        return saved.SerializeToString(deterministic=True)
+    except EncodeError as err:
+        raise GraphDefError(source, f"cannot serialize the SavedModel: {public_name(str(err))}") from None
