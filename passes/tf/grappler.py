@@ -96,6 +96,7 @@ class Family:
 #: first, as Grappler's pruner does before its folding: a frozen variable is Const -> Identity.
 FAMILIES = (
     Family("pruning", "model pruner"),
+    Family("function", "function optimizer"),
     Family("common-subgraph-elimination", "common subgraph elimination", ("grappler-cse",),
            "egraft.patterns.grappler.cse", "greedy"),
     Family("constant-folding", "constant folding", ("grappler-forwarding", "tf-constant-folding"),
@@ -242,6 +243,8 @@ class TfGrappler(Pass):
 
     def _run_family(self, family: Family, top: Operation, ctx: PassContext) -> str:
         """Run one family; what its rules did, for the report ('' for the pruner)."""
+        if family.option == "function":
+            return _optimize_functions(top)
         if not family.rule_sets:
             prune = GraphPruning()
             for func in [o for o in top.walk() if o.name == "func.func"]:
@@ -267,6 +270,16 @@ class TfGrappler(Pass):
         return (f" [{driver}: stop={stop}"
                 + (f", greedy rewrites {rewrites}" if done.greedy is not None else "")
                 + (f", {done.refused}" if done.refused else "") + done.structural_summary() + "]")
+
+
+def _optimize_functions(top: Operation) -> str:
+    """Grappler's function optimizer: calls inlined, If/Case on constants folded to the branch
+    taken, then the private functions nothing refers to removed (rewrite/structural/tf_inline.py)."""
+    from egraft.rewrite.structural.tf_inline import inline_calls, remove_unused_functions
+
+    inlined, folded = inline_calls(top)
+    removed = remove_unused_functions(top)
+    return f" [inlined {inlined} calls ({folded} If/Case folded), removed {removed} functions]"
 
 
 def _replace_contents(top: Operation, new: Operation) -> None:
