@@ -101,7 +101,14 @@ class Recurrent:
 
 
 RECURRENT = {r.name: r for r in (Recurrent(),)}
-MODELS: tuple[str, ...] = (*KERAS_APPLICATIONS, *ENCODERS, *RECURRENT)
+
+#: Models whose computation is in a FunctionDefLibrary (TF2 control flow and function calls, kept
+#: as functions: the frozen graph is not lowered), and a Keras model saved as a SavedModel
+#: directory (``<name>.savedmodel/``; the sidecar's feeds/fetches are its serving signature's
+#: tensors in ``saved_model.pb``'s graph). Each builder's docstring says what is in it.
+FUNCTIONAL: tuple[str, ...] = ("cond_while_v2", "siamese_shared_fn")
+SAVEDMODELS: tuple[str, ...] = ("cnn_savedmodel",)
+MODELS: tuple[str, ...] = (*KERAS_APPLICATIONS, *ENCODERS, *RECURRENT, *FUNCTIONAL, *SAVEDMODELS)
 
 
 def cache_dir() -> Path:
@@ -139,6 +146,7 @@ def _load(folder: Path, name: str, max_params: int | None) -> ModelFiles | None:
     meta = json.loads(meta_path.read_text())
     if meta.get("too_large"):  # still too large under this limit, or to be built now
         return ModelFiles(None, meta) if max_params is not None and meta["params"] > max_params else None
+    pb = folder / meta.get("pb", pb.name)  # a SavedModel's sidecar names its directory
     return ModelFiles(pb, meta) if pb.exists() else None
 
 
@@ -270,6 +278,139 @@ def _recurrent(spec: Recurrent) -> tuple:
                                                           "features": spec.features, "classes": spec.classes}
 
 
+def _weights(rng, *shape: int):
+    """Seeded weights scaled by 1/sqrt(fan-in), so activations stay of order 1 layer after layer."""
+    return (rng.standard_normal(shape) / (shape[0] ** 0.5)).astype("float32")
+
+
+def _cond_while_v2() -> tuple:
+    """A ``tf.function`` with TF2 control flow kept as functions: an ``If`` on a feed-dependent
+    predicate whose true branch holds another ``If`` (nested ``tf.cond``), an ``If`` on a constant
+    predicate (a frozen ``training`` flag: TF #47256's case), and a ``tf.while_loop`` of 6 steps
+    (``While`` with cond/body functions) whose body has a ``tf.cond`` of its own; dense layers with
+    bias and activation around them (what Grappler's remapper fuses), weights as variables, frozen
+    by ``convert_variables_to_constants_v2(lower_control_flow=False)``, which keeps ``If``/``While``
+    and their branch/body functions in the library (it inlines plain function calls)."""
+    import numpy as np
+    import tensorflow as tf
+    from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+    rng, width, steps = np.random.default_rng(0), 128, 6
+    w_in, b_in = tf.Variable(_weights(rng, 64, width)), tf.Variable(_weights(rng, width))
+    w_a, w_b = tf.Variable(_weights(rng, width, width)), tf.Variable(_weights(rng, width, width))
+    w_loop, b_loop = tf.Variable(_weights(rng, width, width)), tf.Variable(_weights(rng, width))
+    w_out, b_out = tf.Variable(_weights(rng, width, 10)), tf.Variable(_weights(rng, 10))
+    training = tf.constant(False)
+
+    @tf.function
+    def model(x):
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w_in), b_in))
+        h = tf.cond(training, lambda: tf.nn.dropout(h, 0.5, seed=1), lambda: tf.identity(h))
+        y = tf.cond(tf.reduce_mean(x) > 0.0,
+                    lambda: tf.cond(tf.reduce_max(h) > 2.0,
+                                    lambda: h * 0.5,
+                                    lambda: tf.tanh(tf.matmul(tf.matmul(h, w_a), w_b))),
+                    lambda: h - 1.0)
+
+        def body(i, y):
+            y = tf.tanh(tf.nn.bias_add(tf.matmul(y, w_loop), b_loop))
+            y = tf.cond(tf.reduce_mean(y) > 0.0, lambda: y * 1.0, lambda: y + 0.0)
+            return i + 1, y
+
+        _, y = tf.while_loop(lambda i, y: i < steps, body, [tf.constant(0), y])
+        return tf.nn.softmax(tf.nn.bias_add(tf.matmul(y, w_out), b_out))
+
+    concrete = model.get_concrete_function(tf.TensorSpec((1, 64), tf.float32, name="input"))
+    frozen = convert_variables_to_constants_v2(concrete, lower_control_flow=False)
+    feeds = [{"name": t.op.name, "dtype": t.dtype.name, "shape": t.shape.as_list()} for t in frozen.inputs]
+    fetches = [t.op.name if t.value_index == 0 else t.name for t in frozen.outputs]
+    return frozen.graph.as_graph_def(), feeds, fetches, 64 * width + 3 * width * width + 3 * width + 10 * width + 10, \
+        {"width": width, "steps": steps}
+
+
+def _siamese_shared_fn() -> tuple:
+    """A Siamese network: one encoder ``tf.function`` (two dense layers, bias, ReLU, a
+    LayerNorm-style normalization) called on each of two inputs, so the graph holds two
+    ``PartitionedCall`` nodes to one library function; the two codes, their difference and
+    product go through a dense softmax head. The weights are seeded NumPy constants (``Const``
+    nodes in the function body); nothing is frozen, as freezing inlines function calls."""
+    import numpy as np
+    import tensorflow as tf
+
+    rng, width = np.random.default_rng(1), 128
+    w1, b1, w2, b2 = _weights(rng, 64, width), _weights(rng, width), _weights(rng, width, width), _weights(rng, width)
+    w_head, b_head = _weights(rng, 4 * width, 10), _weights(rng, 10)
+
+    @tf.function
+    def encoder(x):
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+        h = tf.nn.bias_add(tf.matmul(h, w2), b2)
+        mean, variance = tf.nn.moments(h, axes=[-1], keepdims=True)
+        return (h - mean) * tf.math.rsqrt(variance + 1e-6)
+
+    @tf.function
+    def model(a, b):
+        u, v = encoder(a), encoder(b)
+        joined = tf.concat([u, v, tf.abs(u - v), u * v], axis=-1)
+        return tf.nn.softmax(tf.nn.bias_add(tf.matmul(joined, w_head), b_head))
+
+    concrete = model.get_concrete_function(tf.TensorSpec((1, 64), tf.float32, name="left"),
+                                           tf.TensorSpec((1, 64), tf.float32, name="right"))
+    graph = concrete.graph.as_graph_def()
+    feeds = [{"name": t.op.name, "dtype": t.dtype.name, "shape": t.shape.as_list()} for t in concrete.inputs]
+    fetches = [t.op.name for t in concrete.outputs]
+    params = sum(w.size for w in (w1, b1, w2, b2, w_head, b_head))
+    return graph, feeds, fetches, int(params), {"width": width}
+
+
+def _cnn_savedmodel(folder: Path, name: str) -> dict:
+    """A small Keras CNN (three Conv2D + BatchNormalization + ReLU blocks, a depthwise block,
+    global pooling, a dense softmax head) on 64x64x3, BatchNorm statistics calibrated, written
+    by ``model.export`` as a SavedModel directory: variables stay variables, the computation is
+    in library functions that the ``serving_default`` signature reaches through a
+    ``StatefulPartitionedCall``. The sidecar's feeds/fetches are the signature's tensors."""
+    import shutil
+
+    import keras
+    import tensorflow as tf
+    from keras import layers
+    from tensorflow.core.protobuf import saved_model_pb2
+
+    shape = (64, 64, 3)
+    x = inputs = keras.Input(shape, name="image")
+    for i, filters in enumerate((16, 32, 64)):
+        x = layers.Conv2D(filters, 3, strides=2 if i else 1, padding="same", use_bias=False, name=f"conv{i}")(x)
+        x = layers.ReLU(name=f"relu{i}")(layers.BatchNormalization(name=f"bn{i}")(x))
+    x = layers.DepthwiseConv2D(3, padding="same", use_bias=False, name="depthwise")(x)
+    x = layers.ReLU(6.0, name="relu6")(layers.BatchNormalization(name="bn_dw")(x))
+    x = layers.GlobalAveragePooling2D(name="pool")(x)
+    model = keras.Model(inputs, layers.Dense(10, activation="softmax", name="head")(x), name=name)
+    _calibrate_batchnorm(model, shape, 8)
+    target = folder / f"{name}.savedmodel"
+    tmp = folder / f".{name}.savedmodel.tmp"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    model.export(str(tmp), format="tf_saved_model", verbose=False)
+    if target.exists():
+        shutil.rmtree(target)
+    tmp.replace(target)
+    # The graph tensors a v1 Session feeds and fetches: saved_model.pb's signature_def entry.
+    saved = saved_model_pb2.SavedModel.FromString((target / "saved_model.pb").read_bytes())
+    meta_graph = saved.meta_graphs[0]
+    sig = meta_graph.signature_def["serving_default"]
+    feeds = [{"name": info.name.partition(":")[0], "dtype": tf.as_dtype(info.dtype).name,
+              "shape": [None if d.size < 0 else d.size for d in info.tensor_shape.dim], "key": key}
+             for key, info in sorted(sig.inputs.items())]
+    for feed in feeds:  # batch 1, as every other model here
+        feed["shape"] = [1 if d is None else d for d in feed["shape"]]
+    fetches = [sig.outputs[key].name for key in sorted(sig.outputs)]
+    nodes = len(meta_graph.graph_def.node)
+    body = sum(len(f.node_def) for f in meta_graph.graph_def.library.function)
+    return {"pb": target.name, "format": "savedmodel", "signature": "serving_default", "tags": ["serve"],
+            "inputs": feeds, "outputs": fetches, "nodes": nodes, "function_nodes": body,
+            "params": model.count_params(), "input_size": 64}
+
+
 def _write(path: Path, payload: bytes) -> None:
     """Atomically: a killed build leaves nothing half-written."""
     tmp = path.with_name(f".{path.name}.tmp")
@@ -287,8 +428,18 @@ def build_one(name: str, folder: Path, max_params: int | None = None) -> None:
     keras.utils.set_random_seed(0)
     folder.mkdir(parents=True, exist_ok=True)
     versions = {"tensorflow": tf.__version__, "keras": keras.__version__}
+    if name in SAVEDMODELS:
+        meta = {"name": name, **_cnn_savedmodel(folder, name), "build_s": round(time.perf_counter() - start, 2),
+                "build_cpu_s": round(time.process_time() - cpu, 2), **versions}
+        _write(folder / f"{name}.json", json.dumps(meta, indent=1).encode())
+        keras.backend.clear_session()
+        return
     try:
-        if name in ENCODERS:
+        if name == "cond_while_v2":
+            graph, feeds, fetches, params, extra = _cond_while_v2()
+        elif name == "siamese_shared_fn":
+            graph, feeds, fetches, params, extra = _siamese_shared_fn()
+        elif name in ENCODERS:
             graph, feeds, fetches, params, extra = _encoder(ENCODERS[name])
         elif name in RECURRENT:
             graph, feeds, fetches, params, extra = _recurrent(RECURRENT[name])
@@ -300,7 +451,8 @@ def build_one(name: str, folder: Path, max_params: int | None = None) -> None:
         keras.backend.clear_session()
         return
     data = graph.SerializeToString(deterministic=True)
-    meta = {"name": name, "pb": f"{name}.pb", "bytes": len(data), "nodes": len(graph.node), "params": params,
+    meta = {"name": name, "pb": f"{name}.pb", "bytes": len(data), "nodes": len(graph.node),
+            "function_nodes": sum(len(f.node_def) for f in graph.library.function), "params": params,
             "inputs": feeds, "outputs": fetches, "build_s": round(time.perf_counter() - start, 2),
             "build_cpu_s": round(time.process_time() - cpu, 2), **versions, **extra}
     _write(folder / f"{name}.pb", data)
