@@ -17,4 +17,5 @@ PASS_MODULES: dict[str, str] = {
     "tf-executor-island-coarsening": "egraft.passes.tf.island_coarsening",
     "tf-functional-to-executor-conversion": "egraft.passes.tf.functional_to_executor",
     "tf-grappler": "egraft.passes.tf.grappler",
+    "tf-shape-inference": "egraft.passes.tf.shape_inference",
 }
