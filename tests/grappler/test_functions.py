@@ -1,0 +1,190 @@
+"""-tf-grappler on GraphDefs with function libraries, built by TensorFlow at test time: a
+tf.function with nested tf.cond and tf.while_loop kept functional (If/While calling library
+functions), one calling a shared sub-function twice (PartitionedCall), conds on a constant
+and on a constant-foldable predicate. Each computes what the original does in TensorFlow (3
+seeds, rtol 1e-4); calls are inlined, constant conds folded to their branch, what is left of
+the library is optimized inside (function bodies count in the node totals)."""
+
+from __future__ import annotations
+
+import io
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from egraft.passes.cli.main import main
+
+pytestmark = pytest.mark.tf
+
+W = np.linspace(-1, 1, 16, dtype=np.float32).reshape(4, 4)
+
+
+def nodes(graph) -> int:
+    """Nodes of a GraphDef, function bodies included."""
+    return len(graph.node) + sum(len(f.node_def) for f in graph.library.function)
+
+
+def ops(graph) -> list[str]:
+    return [n.op for n in graph.node] + [n.op for f in graph.library.function for n in f.node_def]
+
+
+def _tf():
+    tf = pytest.importorskip("tensorflow")
+    return tf
+
+
+def _graph_def(fn, shape=(2, 4), freeze: bool = False):
+    """(GraphDef with its library, feed, fetch) of tf.function ``fn`` on a float32 input;
+    ``freeze`` turns variables into constants (v2 control flow kept functional)."""
+    tf = _tf()
+    concrete = fn.get_concrete_function(tf.TensorSpec(shape, tf.float32, name="x"))
+    if freeze:
+        from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+
+        concrete = convert_variables_to_constants_v2(concrete, lower_control_flow=False)
+    return (concrete.graph.as_graph_def(), concrete.inputs[0].name.split(":")[0],
+            concrete.outputs[0].name.split(":")[0])
+
+
+@cache
+def nested_control_flow():
+    """x -> a cond on a constant, a data-dependent cond holding another cond, a while loop of
+    three steps; each branch and the body hold constant subexpressions to fold. Variables
+    frozen, control flow not lowered: If/StatelessIf/StatelessWhile call library functions."""
+    tf = _tf()
+    w = tf.Variable(W)
+
+    @tf.function
+    def f(x):
+        y = tf.matmul(x, w)
+        y = tf.cond(tf.constant(True), lambda: y * (tf.constant(2.0) * tf.constant(0.5)) + 1.0, lambda: y - 1.0)
+        y = tf.cond(tf.reduce_sum(y) > 0,
+                    lambda: tf.identity(y) * (tf.constant(3.0) - tf.constant(1.0)),
+                    lambda: tf.cond(tf.reduce_sum(x) > 0, lambda: y + tf.constant(1.5) * 2.0, lambda: y - 3.0))
+
+        def body(i, y):
+            return i + 1, y * (tf.constant(4.0) / tf.constant(8.0)) + tf.reduce_mean(y)
+
+        return tf.while_loop(lambda i, y: i < 3, body, [tf.constant(0), y])[1]
+
+    return _graph_def(f, freeze=True)
+
+
+@cache
+def shared_function():
+    """x -> relu(x W + b) computed by one tf.function called twice (PartitionedCall)."""
+    tf = _tf()
+
+    @tf.function
+    def dense(x):
+        return tf.nn.relu(tf.matmul(x, tf.constant(W)) + tf.constant(0.25) * tf.constant(2.0))
+
+    @tf.function
+    def f(x):
+        return dense(x) + dense(x * 2.0)
+
+    return _graph_def(f)
+
+
+@cache
+def foldable_predicate():
+    """A cond whose predicate is computed from constants only (TF #47256): Grappler folds the
+    predicate, then the If to its branch."""
+    tf = _tf()
+
+    @tf.function
+    def f(x):
+        pred = tf.reduce_sum(tf.constant([1.0, -3.0])) > 0.0
+        return tf.cond(pred, lambda: tf.sin(x), lambda: tf.cos(x) * 2.0)
+
+    return _graph_def(f)
+
+
+def optimize(graph, feed: str, fetch: str, tmp_path: Path, options: str = ""):
+    """``graph`` through egraft-opt -tf-grappler; the optimized GraphDef."""
+    tf = _tf()
+    src, out = tmp_path / "in.pb", tmp_path / "out.pb"
+    src.write_bytes(graph.SerializeToString())
+    err = io.StringIO()
+    code = main([str(src), f"--tf-input-arrays={feed}", f"--tf-output-arrays={fetch}",
+                 "-tf-grappler" + (f"={options}" if options else ""), "-o", str(out)],
+                stdin=lambda: b"", stdout=io.StringIO(), stderr=err)
+    assert code == 0, err.getvalue()
+    return tf.compat.v1.GraphDef.FromString(out.read_bytes())
+
+
+def run(graph, feed: str, fetch: str, x: np.ndarray) -> np.ndarray:
+    tf = _tf()
+    with tf.Graph().as_default() as g:
+        tf.compat.v1.import_graph_def(graph, name="")
+        with tf.compat.v1.Session(graph=g) as sess:
+            return sess.run(f"{fetch}:0", {f"{feed}:0": x})
+
+
+def assert_same_outputs(before, after, feed: str, fetch: str, shape=(2, 4)) -> None:
+    for seed in range(3):
+        x = np.random.default_rng(seed).normal(0, 1, shape).astype(np.float32)
+        np.testing.assert_allclose(run(after, feed, fetch, x), run(before, feed, fetch, x), rtol=1e-4, atol=1e-5)
+
+
+def _function(graph, prefix: str):
+    found = [f for f in graph.library.function if f.signature.name.startswith(prefix)]
+    assert len(found) == 1, [f.signature.name for f in graph.library.function]
+    return found[0]
+
+
+def test_nested_cond_and_while(tmp_path: Path) -> None:
+    graph, feed, fetch = nested_control_flow()
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert nodes(out) < nodes(graph), (nodes(graph), nodes(out))
+    # the cond on a constant is gone with its two branches; the data-dependent ones stay
+    assert sum(op in ("If", "StatelessIf") for op in ops(graph)) == 3
+    assert sum(op in ("If", "StatelessIf") for op in ops(out)) == 2
+    assert len(out.library.function) == len(graph.library.function) - 2
+    # the functional While's body was optimized in place: 4.0 / 8.0 folded, its name and signature kept
+    body_before, body_after = _function(graph, "while_body"), _function(out, "while_body")
+    assert body_after.signature == body_before.signature
+    assert "RealDiv" in [n.op for n in body_before.node_def]
+    assert "RealDiv" not in [n.op for n in body_after.node_def]
+    assert len(body_after.node_def) < len(body_before.node_def)
+    # and so were the branches of the data-dependent conds: 3.0 - 1.0 folded in the true branch
+    true_before = [f for f in graph.library.function if "Sub" in [n.op for n in f.node_def]
+                   and "Identity" in [n.op for n in f.node_def] and f.signature.name.startswith("cond_1_true")]
+    assert true_before, [f.signature.name for f in graph.library.function]
+    true_after = _function(out, true_before[0].signature.name)
+    assert "Sub" not in [n.op for n in true_after.node_def]
+
+
+def test_shared_function_is_inlined_twice(tmp_path: Path) -> None:
+    graph, feed, fetch = shared_function()
+    assert [n.op for n in graph.node].count("PartitionedCall") == 2
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert "PartitionedCall" not in ops(out) and not out.library.function
+    # the two copies' constants were folded and shared: one weight, one bias, two MatMuls
+    assert ops(out).count("MatMul") == 2 and ops(out).count("Mul") <= 1
+    assert nodes(out) < nodes(graph)
+    names = [n.name for n in out.node]
+    assert len(set(names)) == len(names)
+
+
+def test_shared_function_kept_when_functions_off(tmp_path: Path) -> None:
+    graph, feed, fetch = shared_function()
+    out = optimize(graph, feed, fetch, tmp_path, "function=false")
+    assert [n.op for n in out.node].count("PartitionedCall") == 2
+    assert_same_outputs(graph, out, feed, fetch)
+    # the families still ran inside the shared body: 0.25 * 2.0 folded
+    body = out.library.function[0]
+    assert "Mul" not in [n.op for n in body.node_def], [n.op for n in body.node_def]
+
+
+def test_constant_foldable_predicate(tmp_path: Path) -> None:
+    graph, feed, fetch = foldable_predicate()
+    assert "StatelessIf" in [n.op for n in graph.node]
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert not {"If", "StatelessIf"} & set(ops(out)) and not out.library.function
+    assert "Cos" in ops(out) and "Sin" not in ops(out)
