@@ -22,7 +22,7 @@ import numpy as np
 from egraft.ir.core import attributes as A
 from egraft.ir.core.operation import Operation
 from egraft.ir.semantics.interpreter import EVALUATORS, Interpreter, evaluator
-from egraft.ir.semantics.tf_math import result_dtype
+from egraft.ir.semantics.tf_math import erfc, result_dtype
 from egraft.ir.semantics.values import Undefined, Unsupported
 
 
@@ -46,6 +46,7 @@ ACTIVATIONS = {
     "LeakyRelu": _leaky,
     "Tanh": lambda x, a: np.tanh(x).astype(x.dtype, copy=False),
     "Sigmoid": lambda x, a: (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False),
+    "GeluExact": lambda x, a: (0.5 * x * erfc(-x * x.dtype.type(0.7071067811865476))).astype(x.dtype, copy=False),
 }
 """Element-wise activations by their name in `fused_ops` (and as ops), given the slope."""
 

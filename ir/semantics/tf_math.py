@@ -12,6 +12,7 @@ claim exactness; `tests/semantics/test_tf_crosscheck.py` compares against TF.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -83,6 +84,16 @@ def _invert(x: np.ndarray) -> np.ndarray:
     return np.invert(x)
 
 
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function element-wise (math.erf in float64, rounded to x's type)."""
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype, copy=False)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """1 - erf(x) element-wise, computed directly (math.erfc: no cancellation for large x)."""
+    return np.vectorize(math.erfc, otypes=[np.float64])(x).astype(x.dtype, copy=False)
+
+
 _BINARY = {
     "tf.Add": (np.add, False), "tf.AddV2": (np.add, False), "tf.Sub": (np.subtract, False),
     "tf.Mul": (np.multiply, False), "tf.RealDiv": (np.divide, True), "tf.Div": (np.divide, True),
@@ -106,6 +117,7 @@ _UNARY = {
     "tf.LogicalNot": (np.logical_not, False), "tf.Sign": (np.sign, False),
     "tf.ZerosLike": (np.zeros_like, False), "tf.OnesLike": (np.ones_like, False),
     "tf.Conj": (np.conj, False), "tf.Invert": (_invert, False),
+    "tf.Erf": (lambda x: erf(x), True), "tf.Erfc": (lambda x: erfc(x), True),
 }
 for _name, (_fn, _floats) in _BINARY.items():
     evaluator(_name)(_binary(_fn, _floats))
