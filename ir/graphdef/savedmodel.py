@@ -29,6 +29,7 @@ Every failure is a :class:`GraphDefError` naming the file.
 from __future__ import annotations
 
 import functools
+import re
 from os import PathLike
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -37,11 +38,12 @@ import attrs
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 from google.protobuf.message import DecodeError, EncodeError, Message
 from tensorboard.compat.proto import meta_graph_pb2
+from tensorboard.compat.proto.variable_pb2 import VariableDef
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core.operation import Operation
 from egraft.ir.graphdef.errors import GraphDefError
-from egraft.ir.graphdef.messages import GraphDef, public_name
+from egraft.ir.graphdef.messages import GraphDef
 
 MetaGraphDef = meta_graph_pb2.MetaGraphDef
 
@@ -53,8 +55,16 @@ SAVED_MODEL_PBTXT = "saved_model.pbtxt"
 FINGERPRINT = "fingerprint.pb"
 #: The signature TF's saver adds to run the init op; never a user's signature.
 INIT_OP_SIGNATURE = "__saved_model_init_op"
+#: TF1 collections of VariableDefs (``ops.GraphKeys``), whose tensors and ops a TF1 loader looks up.
+VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "local_variables", "model_variables",
+                        "moving_average_variables", "metric_variables", "concatenated_variables")
 #: The attribute marking a public function (kept by name and signature).
 PUBLIC_ATTR = "tf_saved_model.exported_names"
+
+
+def _public(message: str) -> str:
+    """Protobuf's messages name ``tensorboard.X``; users know ``tensorflow.X``."""
+    return re.sub(r"\btensorboard\.(?=[A-Z])", "tensorflow.", message)
 
 
 @functools.cache
@@ -100,7 +110,7 @@ def parse_saved_model(data: bytes, source: str, text: bool = False) -> Message:
             return text_format.Parse(data.decode("utf-8"), cls())
         return cls.FromString(data)
     except (DecodeError, UnicodeDecodeError) as err:
-        raise GraphDefError(source, f"not a binary SavedModel: {public_name(str(err))}") from None
+        raise GraphDefError(source, f"not a binary SavedModel: {_public(str(err))}") from None
     except text_format.ParseError as err:
         raise GraphDefError(source, f"not a text SavedModel: {err}", err.GetLine() or None,
                             err.GetColumn() or None) from None
@@ -178,15 +188,32 @@ def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -
     if init is not None:
         controls += [info.name.split(":")[0] for info in init.outputs.values() if info.name]
     saver = meta_graph.saver_def
-    for tensor in (saver.filename_tensor_name, saver.save_tensor_name):
-        if tensor:
-            fetches.append(_tensor(tensor))
+    if saver.filename_tensor_name:  # the loader feeds the checkpoint's path: never a constant
+        feeds.append(_tensor(saver.filename_tensor_name))
+    if saver.save_tensor_name:
+        fetches.append(_tensor(saver.save_tensor_name))
     if saver.restore_op_name:
         controls.append(saver.restore_op_name.split(":")[0])
-    for collection in meta_graph.collection_def.values():
-        if collection.WhichOneof("kind") == "node_list":
+
+    def keep(name: str) -> None:
+        if name:
+            (fetches if ":" in name else controls).append(_tensor(name) if ":" in name else name)
+
+    for key, collection in meta_graph.collection_def.items():
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
             for name in collection.node_list.value:
-                (fetches if ":" in name else controls).append(_tensor(name) if ":" in name else name)
+                keep(name)
+        elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
+            for data in collection.bytes_list.value:
+                try:
+                    variable = VariableDef.FromString(data)
+                except DecodeError:
+                    raise GraphDefError(source, f"collection '{key}' holds a value that is not a VariableDef") \
+                        from None
+                for name in (variable.variable_name, variable.initial_value_name, variable.initializer_name,
+                             variable.snapshot_name):
+                    keep(name)
     for asset in meta_graph.asset_file_def:
         if asset.tensor_info.name:
             fetches.append(_tensor(asset.tensor_info.name))
@@ -246,4 +273,4 @@ def serialize(saved: Message, source: str, text: bool = False) -> bytes:
             return text_format.MessageToString(saved).encode("utf-8")
         return saved.SerializeToString(deterministic=True)
     except EncodeError as err:
-        raise GraphDefError(source, f"cannot serialize the SavedModel: {public_name(str(err))}") from None
+        raise GraphDefError(source, f"cannot serialize the SavedModel: {_public(str(err))}") from None
