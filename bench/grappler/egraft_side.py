@@ -135,8 +135,9 @@ def time_egraft_opt(pb: Path, inputs: Sequence[str], fetches: Sequence[str], opt
     """``egraft-opt PB --tf-input-arrays=.. --tf-output-arrays=.. -tf-grappler="report=true .." -o OUT``:
     wall and CPU seconds of the whole process and the pass's report lines; or ``error``.
     ``report=true`` only prints what the pass measures anyway (the node count after each family)."""
-    argv = [egraft_opt(), str(pb), f"--tf-output-arrays={','.join(fetches)}",
-            f"-tf-grappler={' '.join(['report=true', *options.split()])}", "-o", str(out)]
+    argv = [egraft_opt(), str(pb), f"-tf-grappler={' '.join(['report=true', *options.split()])}", "-o", str(out)]
+    if fetches:  # none for a SavedModel: its signature gives the feeds and fetches
+        argv.insert(2, f"--tf-output-arrays={','.join(fetches)}")
     if inputs:
         argv.insert(2, f"--tf-input-arrays={','.join(inputs)}")
     try:
@@ -146,6 +147,52 @@ def time_egraft_opt(pb: Path, inputs: Sequence[str], fetches: Sequence[str], opt
     if proc.returncode:
         return {"error": _failure(proc), "argv": argv}
     return {"wall_s": wall, "cpu_s": cpu, "argv": argv, "report": family_report(proc.stderr)}
+
+
+def predictor_available() -> bool:
+    """Whether H3's cost model (``egraft.ir.semantics.tf_cost.predict_ms``) is installed."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("egraft.ir.semantics.tf_cost") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def predict(paths: dict[str, Path], timeout: float) -> dict:
+    """``tf_cost.predict_ms`` of each graph (a .pb, or a SavedModel directory: its serving
+    MetaGraphDef's graph), in one process without TensorFlow: name -> predicted ms, or
+    ``{"error": ...}`` for the whole or ``{name: "error: ..."}`` for one graph."""
+    argv = [sys.executable, __file__, "--predict", *(f"{name}={path}" for name, path in paths.items())]
+    try:
+        proc, _, _ = _run_timed(argv, timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout:.0f} s"}
+    if proc.returncode:
+        return {"error": _failure(proc)}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _predict_child(argv: list[str]) -> int:
+    """The process :func:`predict` starts: ``NAME=PATH ...``; prints one JSON line."""
+    from egraft.ir.semantics.tf_cost import predict_ms
+
+    out: dict = {}
+    for item in argv:
+        name, _, path = item.partition("=")
+        try:
+            if Path(path).is_dir():
+                from egraft.ir.graphdef.savedmodel import load_saved_model, select_meta_graph
+
+                saved, source = load_saved_model(path)
+                graph = saved.meta_graphs[select_meta_graph(saved, ["serve"], str(source))].graph_def
+            else:
+                graph = load_graphdef(path)
+            out[name] = predict_ms(import_graphdef(graph, path))
+        except Exception as err:  # noqa: BLE001 - a failed prediction is a result of the benchmark
+            out[name] = f"error: {type(err).__name__}: {err}"[:300]
+    print(json.dumps(out))
+    return 0
 
 
 def _child(argv: list[str]) -> int:
@@ -167,10 +214,10 @@ def _child(argv: list[str]) -> int:
                      "pass_wall_s": run.pipeline_seconds, "pass_cpu_s": run.pipeline_cpu_seconds})
     timed = runs[1:]
     result = {key: statistics.median(r[key] for r in timed) for key in timed[0]}
-    print(json.dumps({**result, "first": runs[0], "runs": len(timed), "nodes": len(run.graph.node),
-                      "bytes": len(data)}))
+    nodes = len(run.graph.node) + sum(len(f.node_def) for f in run.graph.library.function)  # bodies too
+    print(json.dumps({**result, "first": runs[0], "runs": len(timed), "nodes": nodes, "bytes": len(data)}))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1:]))
+    sys.exit(_predict_child(sys.argv[2:]) if sys.argv[1:2] == ["--predict"] else _child(sys.argv[1:]))

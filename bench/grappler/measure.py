@@ -12,13 +12,24 @@
    a softmax fetch, on 3 seeded feeds (rtol 1e-4, atol 1e-5; the last leaves the feeds the
    sidecar marks optional unfed, as cflow_v1's ``n_iters``); then the inference time of
    each (median of ``runs`` interleaved runs after a warm-up, same session options);
-4. node counts and op histograms.
+4. node counts and op histograms, function bodies included (``fn:Op`` in the histograms,
+   as make_graphs.py counts them);
+5. when H3's cost model is installed, its predicted time of the three graphs
+   (``tf_cost.predict_ms``, serial sum over the ops, function bodies included).
+
+A SavedModel (``model.format == "savedmodel"``) goes through the same steps as a directory:
+``egraft-opt DIR -tf-grappler -o OUT_DIR`` (feeds and fetches from its signature; the
+in-process timing is not run), Grappler on its MetaGraphDef, the three directories run in
+Sessions with their variables restored; and each optimized directory is also loaded with
+``tf.saved_model.load`` and its signature called (TF2's path, which the object graph and the
+library's function names must survive), compared with the original's.
 """
 
 from __future__ import annotations
 
 import collections
 import os
+import shutil
 import time
 from pathlib import Path
 import numpy as np
@@ -98,7 +109,34 @@ def check_equivalence(original, candidates: dict, feeds: list[dict], fetches: li
 
 
 def histogram(graph) -> collections.Counter:
-    return collections.Counter(node.op for node in graph.node)
+    """Ops of the graph, and of its library functions' bodies as ``fn:Op``."""
+    counts = collections.Counter(node.op for node in graph.node)
+    counts.update("fn:" + node.op for f in graph.library.function for node in f.node_def)
+    return counts
+
+
+def tf2_load_check(original: Path, candidates: dict[str, Path], signature: str, feeds: list[dict]) -> dict:
+    """Each candidate SavedModel directory loaded by ``tf.saved_model.load``, its ``signature``
+    called on the seeded feeds and compared with the original's outputs: ok, max difference,
+    or the error TensorFlow gave."""
+    tf = tf_side.tf
+    loaded = tf.saved_model.load(str(original)).signatures[signature]
+    keys = {feed["name"]: feed.get("key", feed["name"]) for feed in feeds}
+    inputs = [{keys[name.partition(":")[0]]: tf.constant(v) for name, v in tf_side.random_feeds(feeds, seed).items()}
+              for seed in SEEDS]
+    expected = [{k: v.numpy() for k, v in loaded(**x).items()} for x in inputs]
+    report = {}
+    for name, path in candidates.items():
+        try:
+            fn = tf.saved_model.load(str(path)).signatures[signature]
+            actual = [{k: v.numpy() for k, v in fn(**x).items()} for x in inputs]
+        except Exception as err:  # noqa: BLE001 - TF refusing the directory is the finding
+            report[name] = {"ok": False, "error": _error_text(str(err))}
+            continue
+        pairs = [tf_side.agree(e[k], a.get(k)) if k in a else (False, float("inf"))
+                 for e, a in zip(expected, actual) for k in e]
+        report[name] = {"ok": all(ok for ok, _ in pairs), "max_abs": max((d for _, d in pairs), default=0.0)}
+    return report
 
 
 def histogram_diff(before: collections.Counter, after: collections.Counter) -> dict[str, int]:
@@ -112,21 +150,35 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
     """The comparison for one model (see the module docstring), as a JSON-able dict."""
     started = time.perf_counter()
     inputs, fetches = [f["name"] for f in model.feeds], list(model.fetches)
-    result: dict = {"model": model.name, "source": model.source, "load_before": os.getloadavg()}
+    saved = model.format == "savedmodel"
+    result: dict = {"model": model.name, "source": model.source, "format": model.format,
+                    "load_before": os.getloadavg()}
     out_dir.mkdir(parents=True, exist_ok=True)
-    ours_pb = out_dir / f"{model.name}.egraft.pb"
-    ours_pb.unlink(missing_ok=True)
-    result["egraft_opt"] = egraft_side.time_egraft_opt(model.pb, inputs, fetches, options, ours_pb, timeout)
-    result["egraft"] = egraft_side.time_in_process(model.pb, inputs, fetches, options, repeat, timeout)
-
-    original = _graph_of(model.pb)
-    theirs, result["grappler"] = tf_side.grappler_timed(original, model.feeds, fetches, repeat)
-    (out_dir / f"{model.name}.grappler.pb").write_bytes(theirs.SerializeToString())
+    ours_pb = out_dir / f"{model.name}.egraft{'' if saved else '.pb'}"
+    theirs_pb = out_dir / f"{model.name}.grappler{'' if saved else '.pb'}"
+    shutil.rmtree(ours_pb) if ours_pb.is_dir() else ours_pb.unlink(missing_ok=True)
+    if saved:  # the signature gives egraft-opt the feeds and fetches
+        result["egraft_opt"] = egraft_side.time_egraft_opt(model.pb, [], [], options, ours_pb, timeout)
+        result["egraft"] = {"skipped": "SavedModel: only the egraft-opt process is timed"}
+        original = tf_side.serving_metagraph(tf_side.read_savedmodel(model.pb)).graph_def
+        theirs, result["grappler"] = tf_side.grappler_savedmodel(model.pb, fetches, theirs_pb, repeat)
+    else:
+        result["egraft_opt"] = egraft_side.time_egraft_opt(model.pb, inputs, fetches, options, ours_pb, timeout)
+        result["egraft"] = egraft_side.time_in_process(model.pb, inputs, fetches, options, repeat, timeout)
+        original = _graph_of(model.pb)
+        theirs, result["grappler"] = tf_side.grappler_timed(original, model.feeds, fetches, repeat)
+        theirs_pb.write_bytes(theirs.SerializeToString())
     graphs = {"original": original, "grappler": theirs}
+    paths = {"original": model.pb, "grappler": theirs_pb}
     if "error" not in result["egraft_opt"]:
-        graphs["egraft"] = _graph_of(ours_pb)
+        graphs["egraft"] = (tf_side.serving_metagraph(tf_side.read_savedmodel(ours_pb)).graph_def if saved
+                            else _graph_of(ours_pb))
+        paths["egraft"] = ours_pb
     counts = {name: histogram(g) for name, g in graphs.items()}
-    result["nodes"] = {name: len(g.node) for name, g in graphs.items()}
+    result["node_counts"] = {name: tf_side.node_counts(g) for name, g in graphs.items()}
+    result["nodes"] = {name: c["total"] for name, c in result["node_counts"].items()}
+    if egraft_side.predictor_available():
+        result["predicted_ms"] = egraft_side.predict(paths, timeout)
     result["histogram"] = {name: dict(c.most_common()) for name, c in counts.items()}
     result["histogram_diff"] = {name: histogram_diff(counts["original"], counts[name]) for name in graphs
                                 if name != "original"}
@@ -136,7 +188,7 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
     runners, rejected = {}, {}
     for name, graph in graphs.items():
         try:
-            runners[name] = tf_side.Runner(graph)
+            runners[name] = tf_side.Runner(graph, paths[name] if saved else None)
         except (ValueError, tf_side.tf.errors.OpError) as err:  # TF will not import the graph: a finding
             rejected[name] = {"ok": False, "max_abs": float("inf"), "logits": [], "error": f"TF import: {err}"[:300]}
     try:
@@ -151,6 +203,9 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
     finally:
         for runner in runners.values():
             runner.close()
+    if saved:
+        result["tf2_load"] = tf2_load_check(model.pb, {k: v for k, v in paths.items() if k != "original"},
+                                            model.signature, model.feeds)
     result["load_after"] = os.getloadavg()
     result["bench_s"] = time.perf_counter() - started
     return result

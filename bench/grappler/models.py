@@ -7,7 +7,11 @@ Two sources, one shape (``Model``):
   the 3 shipped ones (mobilenetv2, bert4, cflow_v1);
 * models of this repository's making, built on first use into the model cache by
   ``bench/keras_apps/zoo.py`` (:data:`ZOO`): three more ``keras.applications`` models
-  that build in seconds on 2 cores, a transformer of another size and a Keras LSTM.
+  that build in seconds on 2 cores, a transformer of another size, a Keras LSTM, and
+  issue #13's models whose computation is in a FunctionDefLibrary (TF2 ``If``/``While``
+  not lowered; one function called twice) and a Keras model saved as a SavedModel
+  directory (``Model.format == "savedmodel"``: ``pb`` is the directory, the feeds and
+  fetches are its serving signature's tensors).
 """
 
 from __future__ import annotations
@@ -29,10 +33,13 @@ PEER = ("cflow_v1", "bert4", "mobilenetv2", "efficientnetb0", "resnet50", "incep
         "nasnetmobile")
 #: Built here: MobileNet v1 (depthwise + Relu6), MobileNetV3Small (hard-swish, squeeze-excite),
 #: Xception (separable convolutions), a 2-layer BERT encoder (hidden 128, sequence 64) and an LSTM.
-ZOO = ("lstm_u64_s32", "bert_l2_h128_s64", "MobileNet", "MobileNetV3Small", "Xception")
+#: Issue #13: a tf.function with nested tf.cond / tf.while_loop kept as If/While with library
+#: functions, a shared encoder function called twice (PartitionedCall), a Keras CNN SavedModel.
+ZOO = ("lstm_u64_s32", "bert_l2_h128_s64", "MobileNet", "MobileNetV3Small", "Xception", "cond_while_v2",
+       "siamese_shared_fn", "cnn_savedmodel")
 ALL = (*PEER, *ZOO)
 #: A couple of minutes on a loaded 2-core machine: control flow, a transformer, a while loop.
-QUICK = ("cflow_v1", "bert_l2_h128_s64", "lstm_u64_s32")
+QUICK = ("cflow_v1", "bert_l2_h128_s64", "lstm_u64_s32", "cond_while_v2", "siamese_shared_fn", "cnn_savedmodel")
 
 
 @attrs.frozen
@@ -42,6 +49,8 @@ class Model:
     feeds: list[dict]   # name, dtype, shape (None: any), optional integer range low/high
     fetches: list[str]
     source: str         # where it came from, for the results' header
+    format: str = "graphdef"  # or "savedmodel": pb is a SavedModel directory
+    signature: str = "serving_default"  # a SavedModel's signature (its feeds and fetches)
 
 
 def default_graphs() -> Path:
@@ -60,7 +69,8 @@ def resolve(names: list[str], graphs: Path) -> list[Model]:
         if name in built:
             files = built[name]
             models.append(Model(name, files.pb, files.meta["inputs"], files.meta["outputs"],
-                                f"bench/keras_apps/zoo.py ({zoo.cache_dir()})"))
+                                f"bench/keras_apps/zoo.py ({zoo.cache_dir()})", files.meta.get("format", "graphdef"),
+                                files.meta.get("signature", "serving_default")))
             continue
         sidecar = graphs / f"{name}.json"
         if not sidecar.exists():

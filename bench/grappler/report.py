@@ -1,14 +1,18 @@
 """The Grappler benchmark's markdown: the targets table, the op histogram diffs, the failures.
 
-Issue #12's targets, per model, each marked ``yes`` or ``**no**``:
+Issue #13's targets, per model:
 
-* nodes: egraft's graph has no more nodes than Grappler's;
 * outputs: egraft's graph computes the original's fetches (and logits) on 3 seeds, rtol 1e-4;
-* time: egraft's import + `-tf-grappler` + export, in one process, takes no more CPU time
-  than Grappler's ``OptimizeGraph`` call (CPU, because 5 engineers share the 2 cores: wall
-  times are given too);
-* inference: egraft's graph runs no slower than Grappler's in TensorFlow (median wall time
-  of the interleaved runs; the paired ratio says how close).
+* inference ≤: egraft's graph runs no slower than Grappler's in TensorFlow, judged on the
+  per-round ratio egraft÷Grappler of the interleaved runs: its median and a distribution-free
+  95% confidence interval of that median (:func:`tf_side.median_interval`): ``yes`` when the
+  whole interval is ≤ 1, ``**no**`` when all of it is above, ``noise`` when it holds 1 (the
+  runs cannot tell the two graphs apart);
+* inference ≤ 0.9×: the same against 0.9 (the issue wants it on at least two models).
+
+Issue #12's targets stay as columns: nodes (now counting function bodies: ``main+functions``
+where a graph has a library) no more than Grappler's, and egraft's import + pass + export
+taking no more CPU time than Grappler's ``OptimizeGraph`` call.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from __future__ import annotations
 NOTES_MARKER = "<!-- notes: written by hand; run.py keeps everything below this line -->"
 
 
-def _mark(ok: bool | None) -> str:
-    return "–" if ok is None else ("yes" if ok else "**no**")
+def _mark(ok: bool | str | None) -> str:
+    return "–" if ok is None else ok if isinstance(ok, str) else ("yes" if ok else "**no**")
 
 
 def _equiv(entry: dict | None) -> str:
@@ -47,16 +51,27 @@ def short_diff(diff: dict[str, int] | None, first_sign: int = -1, top: tuple[int
     return " / ".join(p for p in (_top(first, top[0]), _top(second, top[1])) if p) or "none"
 
 
-def targets(r: dict) -> dict[str, bool | None]:
-    """The four targets of one model's result (None: not measurable, egraft failed)."""
+def _versus(entry: dict, bound: float) -> bool | str | None:
+    """True if the paired ratio's interval is ≤ ``bound``, False if above it, "noise" if it holds it."""
+    if "ratio_high" not in entry:  # results written before the interval was measured: the median alone
+        return entry["paired_ratio"] <= bound
+    if entry["ratio_high"] <= bound:
+        return True
+    return False if entry["ratio_low"] > bound else "noise"
+
+
+def targets(r: dict) -> dict[str, bool | str | None]:
+    """The targets of one model's result (None: not measurable, egraft failed; "noise": the
+    runs cannot tell)."""
     nodes, eq, inf = r.get("nodes", {}), r.get("equivalence", {}), r.get("inference", {})
     egraft, grappler = r.get("egraft", {}), r.get("grappler", {})
+    paired = {"egraft", "grappler"} <= set(inf)
     return {
-        "nodes": nodes["egraft"] <= nodes["grappler"] if "egraft" in nodes else None,
         "outputs": eq["egraft"]["ok"] if "egraft" in eq else None,
+        "inference": _versus(inf["egraft"], 1.0) if paired else None,
+        "inference_0.9": _versus(inf["egraft"], 0.9) if paired else None,
+        "nodes": nodes["egraft"] <= nodes["grappler"] if "egraft" in nodes else None,
         "time": egraft["cpu_s"] <= grappler["cpu_s"] if "cpu_s" in egraft else None,
-        "inference": inf["egraft"]["median_ms"] <= inf["grappler"]["median_ms"] if {"egraft", "grappler"} <= set(inf)
-        else None,
     }
 
 
@@ -64,17 +79,44 @@ def _seconds(cpu: float | None, wall: float | None) -> str:
     return "–" if cpu is None else f"{cpu:.3f} ({wall:.3f})"
 
 
-def _row(r: dict) -> str:
-    t, nodes, eq, inf = targets(r), r["nodes"], r["equivalence"], r["inference"]
+def _nodes(r: dict, name: str) -> str:
+    """``total`` or ``main+functions`` where the graph has function bodies."""
+    counts = r.get("node_counts", {}).get(name)
+    if counts is None:
+        return str(r["nodes"].get(name, "–"))
+    return f"{counts['main']}+{counts['functions']}" if counts["functions"] else str(counts["main"])
+
+
+def _ms(value) -> str:
+    return f"{value:.1f}" if isinstance(value, (int, float)) else "err"
+
+
+def predicted(r: dict) -> str:
+    """H3's predicted ms of original / Grappler / egraft, or – (not installed or failed)."""
+    pred = r.get("predicted_ms")
+    if not pred or "error" in pred:
+        return "–"
+    return " / ".join(_ms(pred[k]) if k in pred else "–" for k in ("original", "grappler", "egraft"))
+
+
+def _ratio(entry: dict | None) -> str:
+    if entry is None:
+        return "–"
+    spread = f" ({entry['ratio_low']:.2f}–{entry['ratio_high']:.2f})" if "ratio_high" in entry else ""
+    return f"×{entry['paired_ratio']:.2f}{spread}"
+
+
+def _row(r: dict, with_prediction: bool = True) -> str:
+    t, eq, inf = targets(r), r["equivalence"], r["inference"]
     eg, opt, gr = r["egraft"], r["egraft_opt"], r["grappler"]
     ms = [f"{inf[k]['median_ms']:.1f}" if k in inf else "–" for k in ("original", "grappler", "egraft")]
-    ratio = f" ×{inf['egraft']['paired_ratio']:.2f}" if "egraft" in inf else ""
-    return (f"| {r['model']} | {nodes['original']} | {nodes['grappler']} | {nodes.get('egraft', '–')} "
+    return (f"| {r['model']} | {_nodes(r, 'original')} | {_nodes(r, 'grappler')} | {_nodes(r, 'egraft')} "
             f"| {_mark(t['nodes'])} | {_equiv(eq.get('egraft'))} | {_equiv(eq.get('grappler'))} "
-            f"| {_mark(t['outputs'])} | {_seconds(gr['cpu_s'], gr['wall_s'])} "
+            f"| {_mark(t['outputs'])} | {' / '.join(ms)} | {_ratio(inf.get('egraft'))} | {_mark(t['inference'])} "
+            f"| {_mark(t['inference_0.9'])} " + (f"| {predicted(r)} " if with_prediction else "")
+            + f"| {_seconds(gr['cpu_s'], gr['wall_s'])} "
             f"| {_seconds(eg.get('cpu_s'), eg.get('wall_s'))} | {_seconds(eg.get('pass_cpu_s'), eg.get('pass_wall_s'))} "
-            f"| {_seconds(opt.get('cpu_s'), opt.get('wall_s'))} | {_mark(t['time'])} "
-            f"| {' / '.join(ms)}{ratio} | {_mark(t['inference'])} |")
+            f"| {_seconds(opt.get('cpu_s'), opt.get('wall_s'))} | {_mark(t['time'])} |")
 
 
 def family_table(results: list[dict]) -> list[str]:
@@ -97,12 +139,15 @@ def family_table(results: list[dict]) -> list[str]:
 
 def tables(results: list[dict], pending: list[str]) -> str:
     """The targets table, the histogram table and what failed or did not run."""
+    with_prediction = any(predicted(r) != "–" for r in results)
     lines = [
-        "| model | nodes | Grappler | egraft | nodes ≤ | egraft = original | Grappler = original | outputs "
-        "| Grappler CPU s (wall) | egraft CPU s (wall) | of which pass | egraft-opt process | time ≤ "
-        "| inference ms: original / Grappler / egraft (egraft÷Grappler, paired) | inference ≤ |",
-        "|---|---:|---:|---:|---|---|---|---|---:|---:|---:|---:|---|---|---|",
-        *(_row(r) for r in results),
+        "| model | nodes (main+functions) | Grappler | egraft | nodes ≤ | egraft = original | Grappler = original "
+        "| outputs | inference ms: original / Grappler / egraft | egraft÷Grappler, paired (95% CI) | inference ≤ "
+        "| ≤ 0.9× | " + ("predicted ms: original / Grappler / egraft | " if with_prediction else "")
+        + "Grappler CPU s (wall) | egraft CPU s (wall) | of which pass | egraft-opt process | time ≤ |",
+        "|---|---:|---:|---:|---|---|---|---|---|---|---|---|" + ("---|" if with_prediction else "")
+        + "---:|---:|---:|---:|---|",
+        *(_row(r, with_prediction) for r in results),
         "", "Op histogram change against the original: the 5 largest removals / the 4 largest additions:", "",
         "| model | Grappler | egraft `-tf-grappler` | egraft's graph against Grappler's (+: egraft has more) |",
         "|---|---|---|---|",
@@ -112,14 +157,30 @@ def tables(results: list[dict], pending: list[str]) -> str:
           for r in results),
     ]
     lines += ["", *family_table(results)]
-    missed = {key: [r["model"] for r in results if targets(r)[key] is False]
-              for key in ("nodes", "outputs", "time", "inference")}
-    met = sum(all(targets(r).values()) for r in results)
-    lines += ["", f"All four targets met on {met} of {len(results)} models. Missed: "
-              + "; ".join(f"{key} on {', '.join(models)}" for key, models in missed.items() if models) + "."
-              if any(missed.values()) else f"All four targets met on {met} of {len(results)} models."]
+    keys = ("outputs", "inference", "inference_0.9", "nodes", "time")
+    missed = {key: [r["model"] for r in results if targets(r)[key] is False] for key in keys}
+    noise = {key: [r["model"] for r in results if targets(r)[key] == "noise"] for key in keys}
+    equal = sum(targets(r)["outputs"] is True for r in results)
+    faster = [r["model"] for r in results if targets(r)["inference_0.9"] is True]
+    lines += ["", f"Issue #13: outputs equal on {equal} of {len(results)} models; inference ≤ Grappler's "
+              f"(interval ≤ 1) on {sum(targets(r)['inference'] is True for r in results)}, indistinguishable on "
+              f"{len(noise['inference'])}, slower on {len(missed['inference'])}; ≤ 0.9× on {len(faster)}"
+              + (f" ({', '.join(faster)})" if faster else "") + "."]
+    if any(missed.values()):
+        lines += ["Missed: " + "; ".join(f"{key} on {', '.join(models)}" for key, models in missed.items() if models)
+                  + "." + (" Within noise: " + "; ".join(f"{key} on {', '.join(models)}" for key, models in
+                                                         noise.items() if models) + "." if any(noise.values()) else "")]
+    loads = [f"* {r['model']}: `tf.saved_model.load` of the optimized directory, signature called on 3 seeds: "
+             + ", ".join(f"{name} " + ("equal" if e["ok"] else e.get("error") or f"**DIFFERENT** ({e['max_abs']:.0e})")
+                         for name, e in r["tf2_load"].items()) for r in results if "tf2_load" in r]
+    if loads:
+        lines += ["", *loads]
     failures = [f"* {r['model']}: egraft-opt {r['egraft_opt']['error']}" for r in results if "error" in r["egraft_opt"]]
     failures += [f"* {r['model']}: in-process run {r['egraft']['error']}" for r in results if "error" in r["egraft"]]
+    failures += [f"* {r['model']}: predicted time {r['predicted_ms']['error']}" for r in results
+                 if "error" in r.get("predicted_ms", {})]
+    failures += [f"* {r['model']}: predicted time of {name}: {value}" for r in results
+                 for name, value in r.get("predicted_ms", {}).items() if isinstance(value, str) and name != "error"]
     failures += [f"* {r['model']}: {side} {entry.get('error') or 'missing ' + ', '.join(entry['missing'])}"
                  for r in results for side, entry in r["equivalence"].items() if "error" in entry or "missing" in entry]
     failures += [f"* {r['model']}: the in-process run left {r['egraft']['nodes']} nodes, egraft-opt "

@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """`-tf-grappler` against Grappler on every model: nodes, op changes, time, outputs, inference time.
 
-    python bench/grappler/run.py                       # all 13 models (~15 min on 2 idle cores)
-    python bench/grappler/run.py --quick               # cflow_v1, a small BERT, an LSTM
+    python bench/grappler/run.py                       # all 16 models (~15 min on 2 idle cores)
+    python bench/grappler/run.py --quick               # cflow_v1, a small BERT, an LSTM, issue #13's 3
     python bench/grappler/run.py --models resnet50,lstm_u64_s32 --merge
     python bench/grappler/run.py --options "constant-folding=true"   # tf-grappler's options
     python bench/grappler/run.py mobilenetv2 --pipeline cse,dce      # any pipeline, outputs only
@@ -128,7 +128,7 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
     loads = [v for r in results for v in (*r["load_before"][:1], *r["load_after"][:1])]
     spread = f"1-minute load average during the models: {min(loads):.1f} to {max(loads):.1f}" if loads else ""
     return "\n".join([
-        "# `-tf-grappler` against Grappler (issue #12, Measured)", "",
+        "# `-tf-grappler` against Grappler (issues #12 and #13, Measured)", "",
         f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{_commit()}`"
         + (f", with uncommitted changes to {', '.join(f'`{p}`' for p in settings['uncommitted'])}."
            if settings["uncommitted"] else "."),
@@ -149,13 +149,22 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
         f"export -> serialize in one process without TensorFlow, median of {settings['repeat']} runs after a "
         f"warm-up run; \"of which pass\" is the `tf-grappler` pass alone (its tfg <-> tf_executor conversions "
         f"included).",
+        f"* Nodes: of the graph and of every library function's body (`main+functions` where there are "
+        f"functions); a SavedModel's are its serving MetaGraphDef's (its save/restore functions included). "
+        f"A SavedModel goes through `egraft-opt DIR -tf-grappler -o OUT_DIR` (feeds and fetches from its "
+        f"`serving_default` signature; no in-process timing) and Grappler's `OptimizeGraph` on its MetaGraphDef.",
         f"* Outputs: every fetch and, under a softmax, the logits, on 3 seeded feeds, rtol 1e-4 atol 1e-5 "
         f"(max abs difference in parentheses).",
         f"* Inference: `Session.run` of the fetches, Grappler and TF's graph optimizations off in the session "
-        f"(what runs is the graph handed in), 2 intra- and 2 inter-op threads for all three graphs, "
-        f"{settings['warmup']} warm-up runs each, then {settings['runs']} rounds in which the three graphs take "
-        f"turns (order rotating), one process; median wall ms, and the median of the per-round ratio "
-        f"egraft÷Grappler.",
+        f"and in every function call's `config_proto` (what runs is the graph handed in; TF's own lowering of "
+        f"If/While and inlining of calls at graph construction still happen, alike for the three), 2 intra- and "
+        f"2 inter-op threads for all three graphs, {settings['warmup']} warm-up runs each, then {settings['runs']} "
+        f"rounds in which the three graphs take turns (order rotating), one process; median wall ms, and the "
+        f"median of the per-round ratio egraft÷Grappler with a distribution-free 95% confidence interval of that "
+        f"median (order statistics): \"inference ≤\" is yes when the whole interval is ≤ 1, **no** when it is "
+        f"all above, noise when it holds 1; \"≤ 0.9×\" likewise against 0.9.",
+        f"* Predicted ms: H3's cost model (`egraft.ir.semantics.tf_cost.predict_ms`, a serial sum over the ops "
+        f"of the graph and its functions) on each of the three graphs, when it is installed.",
     ])
 
 

@@ -7,7 +7,19 @@ keep) and whose serving signature declares the feeds (so fed
 a Session's placer would (the remapper only fuses placed nodes).
 
 Graphs run in a v1 Session with Grappler and the classic graph optimizer switched
-off, so what runs is the graph handed in. Softmax outputs hide small changes under
+off, so what runs is the graph handed in. A function call node (``PartitionedCall``,
+``StatefulPartitionedCall``) carries a ``config_proto`` attribute with which TensorFlow
+runs Grappler on the callee's body when it instantiates it, whatever the session says:
+:func:`no_runtime_grappler` sets it to a config with the meta-optimizer off in every
+graph (main and library) before it runs, so a function body also runs as handed in (the
+session's own lowering of ``If``/``While`` and inlining of calls, TensorFlow's graph
+construction, still happens, alike for all three graphs).
+
+A SavedModel (:func:`read_savedmodel`) runs the same way: its MetaGraphDef's graph in a
+Session, the variables restored by the ``saver_def``'s restore op from ``variables/``,
+the signature's tensors fed and fetched. Grappler optimizes it as TensorFlow's tooling
+does, ``OptimizeGraph`` on the MetaGraphDef (:func:`grappler_savedmodel`), whose output
+graph replaces the graph in a copy of the directory. Softmax outputs hide small changes under
 atol 1e-5 (1000 classes around 1e-3), so the softmax's input (the logits) is
 compared as well, whenever each graph still has that tensor.
 """
@@ -24,7 +36,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.framework import graph_pb2  # noqa: E402
-from tensorflow.core.protobuf import config_pb2, meta_graph_pb2  # noqa: E402
+from tensorflow.core.protobuf import config_pb2, meta_graph_pb2, saved_model_pb2  # noqa: E402
 from tensorflow.python.grappler import cluster as gcluster  # noqa: E402
 from tensorflow.python.grappler import tf_optimizer  # noqa: E402
 
@@ -34,6 +46,67 @@ RTOL, ATOL = 1e-4, 1e-5
 
 def to_tf(graph) -> graph_pb2.GraphDef:
     return graph_pb2.GraphDef.FromString(graph.SerializeToString())
+
+
+def node_counts(graph) -> dict[str, int]:
+    """Nodes of the graph, of all its library functions' bodies, their sum, and the functions."""
+    body = sum(len(f.node_def) for f in graph.library.function)
+    return {"main": len(graph.node), "functions": body, "total": len(graph.node) + body,
+            "library": len(graph.library.function)}
+
+
+_NO_GRAPPLER = None
+
+
+def no_runtime_grappler(graph: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """A copy of ``graph`` whose function call nodes (main graph and function bodies) carry a
+    ``config_proto`` with the meta-optimizer off: TensorFlow then instantiates the callees as
+    they are instead of running Grappler on them first."""
+    global _NO_GRAPPLER
+    if _NO_GRAPPLER is None:
+        config = config_pb2.ConfigProto()
+        config.graph_options.rewrite_options.disable_meta_optimizer = True
+        _NO_GRAPPLER = config.SerializeToString()
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(graph)
+    for node in [*out.node, *(n for f in out.library.function for n in f.node_def)]:
+        if "config_proto" in node.attr:
+            node.attr["config_proto"].s = _NO_GRAPPLER
+    return out
+
+
+def read_savedmodel(path) -> saved_model_pb2.SavedModel:
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        return saved_model_pb2.SavedModel.FromString(f.read())
+
+
+def serving_metagraph(saved: saved_model_pb2.SavedModel, tags: Sequence[str] = ("serve",)):
+    for meta in saved.meta_graphs:
+        if set(meta.meta_info_def.tags) == set(tags):
+            return meta
+    raise ValueError(f"no MetaGraphDef tagged {sorted(tags)}")
+
+
+def grappler_savedmodel(path, fetches: Sequence[str], out_dir, repeat: int = 3):
+    """Grappler's default optimizers on a SavedModel's serving MetaGraphDef (its signatures
+    and saver kept, nodes placed on CPU, ``fetches`` in ``train_op``): (the optimized
+    GraphDef, timings as :func:`grappler_timed`), and a copy of the directory at ``out_dir``
+    whose saved_model.pb has Grappler's graph."""
+    import shutil
+
+    saved = read_savedmodel(path)
+    meta = meta_graph_pb2.MetaGraphDef()
+    meta.CopyFrom(serving_metagraph(saved))
+    for node in meta.graph_def.node:
+        node.device = CPU
+    meta.collection_def["train_op"].node_list.value.extend(fetches)
+    out, timing = _optimize_timed(meta, repeat)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    shutil.copytree(path, out_dir)
+    serving_metagraph(saved).graph_def.CopyFrom(out)
+    with open(os.path.join(out_dir, "saved_model.pb"), "wb") as f:
+        f.write(saved.SerializeToString())
+    return out, timing
 
 
 def _metagraph(graph: graph_pb2.GraphDef, feeds: Sequence[dict], fetches: Sequence[str]):
@@ -64,7 +137,10 @@ def grappler_timed(graph, feeds: Sequence[dict], fetches: Sequence[str], repeat:
     """Grappler's default optimizers: the optimized GraphDef and the medians of ``repeat``
     ``OptimizeGraph`` calls after a warm-up call, wall and CPU (``process_time``: the
     calling thread and Grappler's own threads), with the warm-up's."""
-    meta = _metagraph(to_tf(graph), feeds, fetches)
+    return _optimize_timed(_metagraph(to_tf(graph), feeds, fetches), repeat)
+
+
+def _optimize_timed(meta, repeat: int):
     config = config_pb2.ConfigProto()
     cluster = gcluster.Cluster()
     calls, out = [], None
@@ -111,12 +187,14 @@ def logits_of(graph, fetch: str) -> str | None:
 
 
 class Runner:
-    """One graph imported once into its own Session with optimizations off."""
+    """One graph imported once into its own Session with optimizations off (function bodies
+    too: :func:`no_runtime_grappler`). With ``savedmodel`` (its directory), ``graph`` is its
+    MetaGraphDef's graph and the variables are restored from the directory first."""
 
-    def __init__(self, graph) -> None:
+    def __init__(self, graph, savedmodel=None) -> None:
         self.graph = tf.Graph()
         with self.graph.as_default():
-            tf.graph_util.import_graph_def(to_tf(graph), name="")
+            tf.graph_util.import_graph_def(no_runtime_grappler(to_tf(graph)), name="")
         config = config_pb2.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
         config.graph_options.rewrite_options.disable_meta_optimizer = True
         options = config.graph_options.optimizer_options
@@ -124,6 +202,10 @@ class Runner:
         options.do_constant_folding = options.do_common_subexpression_elimination = False
         options.do_function_inlining = False
         self.session = tf.compat.v1.Session(graph=self.graph, config=config)
+        if savedmodel is not None:
+            saver = serving_metagraph(read_savedmodel(savedmodel)).saver_def
+            self.session.run(saver.restore_op_name,
+                             {saver.filename_tensor_name: os.path.join(savedmodel, "variables", "variables")})
 
     def has(self, tensor: str) -> bool:
         try:
@@ -158,10 +240,32 @@ def time_inference(runners: dict[str, Runner], tensors: Sequence[str], feed: dic
             wall[name].append(time.perf_counter() - start)
             cpu[name].append(time.process_time() - used)
     base = wall[baseline or names[0]]
-    return {name: {"median_ms": 1e3 * statistics.median(wall[name]),
-                   "cpu_median_ms": 1e3 * statistics.median(cpu[name]), "min_ms": 1e3 * min(wall[name]),
-                   "paired_ratio": statistics.median(a / b for a, b in zip(wall[name], base))}
-            for name in names}
+    out = {}
+    for name in names:
+        ratios = [a / b for a, b in zip(wall[name], base)]
+        low, high = median_interval(ratios)
+        out[name] = {"median_ms": 1e3 * statistics.median(wall[name]),
+                     "cpu_median_ms": 1e3 * statistics.median(cpu[name]), "min_ms": 1e3 * min(wall[name]),
+                     "paired_ratio": statistics.median(ratios), "ratio_low": low, "ratio_high": high}
+    return out
+
+
+def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free confidence interval (at least ``level``) of the median of ``values``:
+    the j-th smallest and the j-th largest, j the largest with 2 P(Bin(n, 1/2) < j) <= 1 - level
+    (the count of values below the median is binomial). n = 50: the 18th and 33rd of 50 sorted
+    (96.7%). Fewer than 6 values: the whole range."""
+    import math
+
+    ordered = sorted(values)
+    n = len(ordered)
+    below, j = 0.0, 0
+    while j < n // 2:
+        below += math.comb(n, j) / 2 ** n  # P(X <= j)
+        if 2 * below > 1 - level:
+            break
+        j += 1
+    return (ordered[j - 1], ordered[n - j]) if j else (ordered[0], ordered[-1])
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> tuple[bool, float]:
