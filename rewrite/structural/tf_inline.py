@@ -23,8 +23,8 @@ stated here; TF's code was read, not copied):
   neither is marked for XLA (``_XlaMustCompile``, ``_tpu_replicate``, ``_xla_compile_id``);
 * the callee's graph has no v1 control flow (Switch, Merge, loop frames): such a body may
   produce dead outputs, which Grappler refuses too;
-* a callee with side effects (a ``tf`` op that is not effect-free, or a call into such a
-  function) is inlined only when the call's control token has users, as Grappler's
+* a callee with side effects (a ``tf`` op that is not effect-free, but for variable reads
+  and the legacy random ops that Grappler exempts too, or a call into such a function) is inlined only when the call's control token has users, as Grappler's
   ``ValidateSideEffectsExecution`` demands (otherwise nothing observes the effects and the
   pruner would drop them), and every stateful op of its graph reaches what it returns
   (data or control results);
@@ -41,9 +41,10 @@ stated here; TF's code was read, not copied):
   them but data, which is all the callee had.
 * *islands*: otherwise the callee's islands are cloned into the caller's graph before the
   call's island, each also waiting on the call island's control operands (Grappler's
-  ``input_control_node``); the call island waits on the callee's control results, so
-  whoever waited on the call's control token still waits for its side effects
-  (``output_control_src = kControlOutputs``). The call's operands must then be produced
+  ``input_control_node``); the call island waits on the callee's control results and on the
+  islands of its data results, so whoever waited on the call's control token still waits
+  for all the call did (Grappler's ``output_control_node`` waits on the control results
+  only; waiting on more is sound). The call's operands must then be produced
   outside its island (they are after a GraphDef import).
 
 A folded If/Case keeps the dependence on its predicate: the island producing it becomes a
@@ -71,6 +72,12 @@ _CALL_LIKE = (*CALLS, *IFS, *CASES, "tf.While", "tf.StatelessWhile")
 #: Attributes that keep a call or a function from being inlined when set (true or present).
 NOINLINE = ("_noinline", "_XlaMustCompile")
 XLA_MARKS = ("_tpu_replicate", "_xla_compile_id")
+#: Stateful ops Grappler does not require to run after inlining (its
+#: IsExemptFromSideEffectsExecutionValidation): reads of variables and the legacy random ops,
+#: which have no observable effect to lose. Everything else stateful counts as an effect.
+EXEMPT = frozenset({"tf.ReadVariableOp", "tf.RandomUniform", "tf.RandomUniformInt", "tf.RandomStandardNormal",
+                    "tf.ParameterizedTruncatedNormal", "tf.TruncatedNormal", "tf.RandomShuffle", "tf.Multinomial",
+                    "tf.RandomGamma", "tf.RandomPoisson", "tf.RandomPoissonV2"})
 #: Executor ops that are not v1 control flow.
 _PLAIN = ("tf_executor.island", "tf_executor.fetch", "tf_executor.ControlTrigger")
 #: Ops of the executor form that have no effect of their own (structure).
@@ -258,7 +265,7 @@ class Inliner:
 
     def _effectful(self, op: Operation, visiting: frozenset[str]) -> bool:
         """Whether ``op`` has effects: a call (If, Case, While) has its callees' effects."""
-        if op.name in _STRUCTURE or op.name.startswith("tf_executor."):
+        if op.name in _STRUCTURE or op.name.startswith("tf_executor.") or op.name in EXEMPT:
             return False
         if op.name in _CALL_LIKE or op.name[3:] in self.funcs:
             called = [n for v in op.all_attributes().values() for n in referenced(v)]
@@ -384,7 +391,9 @@ class Inliner:
             block.insert_before(island, new)
             _add_controls(new, waits)
         fetch = inner[-1]
-        _add_controls(island, [mapping.get(v, v) for v in fetch.operands if is_control(v.type)])
+        returned = [mapping.get(v, v) for v in fetch.operands]
+        _add_controls(island, [v if is_control(v.type) else v.owner_op.results[-1] for v in returned
+                               if is_control(v.type) or (v.owner_op is not None and v.owner_op.parent is block)])
         fetched = {r: mapping.get(v, v) for r, v in
                    zip(callee_graph.results, [v for v in fetch.operands if not is_control(v.type)])}
         return [fetched.get(v, mapping.get(v, v)) for v in body.last.operands]  # type: ignore[union-attr]
@@ -477,7 +486,7 @@ def _effects_returned(inner: list[Operation]) -> bool:
                     reached.add(owner)
                     stack.append(owner)
     return all(o in reached for o in inner[:-1]
-               if any(n.name.startswith("tf.") and has_side_effects(n) for n in o.walk()))
+               if any(n.name.startswith("tf.") and n.name not in EXEMPT and has_side_effects(n) for n in o.walk()))
 
 
 def inline_calls(top: Operation) -> tuple[int, int]:

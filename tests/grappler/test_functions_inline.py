@@ -1,0 +1,281 @@
+"""The function optimizer's step (rewrite/structural/tf_inline.py) on tf_executor modules:
+generated modules of library functions, calls (PartitionedCall, StatefulPartitionedCall,
+direct), If and Case on constant or fed predicates, control edges inside bodies and on calls,
+compute the same through the interpreter after inlining and still verify (hypothesis); the
+calls Grappler keeps are kept (recursive, _noinline, XLA-marked, effects nobody waits for,
+calls in a v1 loop) and public functions stay."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from egraft.ir import Operation, parse
+from egraft.ir.semantics.interpreter import EVALUATORS, Interpreter, lookup_symbol, run_function
+from egraft.ir.core import attributes as A
+from egraft.ir.verifier import verify
+from egraft.rewrite.structural.tf_inline import inline_calls, remove_unused_functions
+
+I32 = "tensor<i32>"
+
+
+# ------------------------------------------------------------------ call semantics for the interpreter
+
+
+def _call(interp: Interpreter, op: Operation, args: list) -> list:
+    return interp.call(lookup_symbol(op, op.attr("f")), args)
+
+
+def _if(interp: Interpreter, op: Operation, args: list) -> list:
+    """TensorFlow's If: a scalar predicate is true when nonzero, a tensor when it has elements."""
+    pred = np.asarray(args[0])
+    taken = bool(pred) if pred.ndim == 0 else pred.size > 0
+    return interp.call(lookup_symbol(op, op.attr("then_branch" if taken else "else_branch")), args[1:])
+
+
+def _case(interp: Interpreter, op: Operation, args: list) -> list:
+    """TensorFlow's Case: an index outside [0, n) runs the last branch."""
+    branches = list(op.attr("branches"))  # type: ignore[arg-type]
+    index = int(np.asarray(args[0]))
+    chosen = branches[index if 0 <= index < len(branches) else -1]
+    return interp.call(lookup_symbol(op, chosen), args[1:])
+
+
+def _direct(name: str):
+    def run(interp: Interpreter, op: Operation, args: list) -> list:
+        return interp.call(lookup_symbol(op, A.SymbolRefAttr(name)), args)
+    return run
+
+
+@contextlib.contextmanager
+def call_semantics(names: list[str]) -> Iterator[None]:
+    """Evaluators for the call ops (and direct calls to ``names``) while the block runs; a
+    graph's results are its fetched data values (ir/semantics/executor.py's evaluator also
+    returns a token per fetched control, one value more than the graph has results)."""
+    graph = EVALUATORS["tf_executor.graph"]
+
+    def data_only(interp: Interpreter, op: Operation, args: list) -> list:
+        return graph(interp, op, args)[:len(op.results)]
+
+    added = {"tf.PartitionedCall": _call, "tf.StatefulPartitionedCall": _call, "tf.StatelessIf": _if,
+             "tf.If": _if, "tf.Case": _case, **{f"tf.{n}": _direct(n) for n in names}}
+    added = {k: v for k, v in added.items() if k not in EVALUATORS}
+    EVALUATORS.update(added)
+    EVALUATORS["tf_executor.graph"] = data_only
+    try:
+        yield
+    finally:
+        EVALUATORS["tf_executor.graph"] = graph
+        for k in added:
+            del EVALUATORS[k]
+
+
+# ------------------------------------------------------------------ generated modules
+
+
+@st.composite
+def modules(draw) -> str:
+    """Functions ``@f0..`` of (i32, i32) -> i32 whose graphs hold Const/AddV2/Sub/Neg islands,
+    calls to earlier functions, control operands between islands and control results; and
+    ``@main(%arg0, %arg1)`` calling them through PartitionedCall, StatefulPartitionedCall, a
+    direct call, StatelessIf on a constant or a fed predicate, Case on a constant index
+    (sometimes out of range) or a fed one. Some functions say `_noinline`."""
+    count = draw(st.integers(1, 3))
+    texts = []
+
+    def graph(callable_: list[str], main: bool) -> str:
+        values, ctls, lines = ["%arg0", "%arg1"], [], []
+        pick = lambda pool: pool[draw(st.integers(0, len(pool) - 1))]  # noqa: E731
+
+        def island(text: str, result: str = I32) -> str:
+            n = len(lines)
+            ctl = draw(st.sampled_from([[]] * 3 + [[c] for c in ctls[-2:]]))
+            lines.append(f"%v{n}, %c{n} = tf_executor.island{'(' + ctl[0] + ')' if ctl else ''} wraps {text}"
+                         f" -> {result}")
+            ctls.append(f"%c{n}")
+            return f"%v{n}"
+
+        kinds = ["const", "add", "sub", "neg"] + (["call"] * 3 if callable_ else [])
+        if main and callable_:
+            kinds += ["if", "if", "case", "case"]
+        for _ in range(draw(st.integers(1, 6))):
+            kind = draw(st.sampled_from(kinds))
+            two = f"({pick(values)}, {pick(values)})"
+            if kind == "const":
+                values.append(island(f'"tf.Const"() {{value = dense<{draw(st.integers(-5, 5))}> : {I32}}} : ()'))
+            elif kind in ("add", "sub"):
+                values.append(island(f'"tf.{"AddV2" if kind == "add" else "Sub"}"{two} : ({I32}, {I32})'))
+            elif kind == "neg":
+                values.append(island(f'"tf.Neg"({pick(values)}) : ({I32})'))
+            elif kind == "call":
+                f = pick(callable_)
+                how = draw(st.sampled_from(["tf.PartitionedCall", "tf.StatefulPartitionedCall", "direct"]))
+                op = f'"tf.{f}"{two}' if how == "direct" else f'"{how}"{two} {{f = @{f}}}'
+                values.append(island(f"{op} : ({I32}, {I32})"))
+            elif kind == "if":
+                if draw(st.booleans()):
+                    pred = island(f'"tf.Const"() {{value = dense<{str(draw(st.booleans())).lower()}> : tensor<i1>}} : ()',
+                                  "tensor<i1>")
+                else:
+                    pred = island(f'"tf.Less"{two} : ({I32}, {I32})', "tensor<i1>")
+                a, b = pick(callable_), pick(callable_)
+                values.append(island(f'"tf.StatelessIf"({pred}, {pick(values)}, {pick(values)}) '
+                                     f'{{then_branch = @{a}, else_branch = @{b}, is_stateless = true}} '
+                                     f': (tensor<i1>, {I32}, {I32})'))
+            else:
+                index = island(f'"tf.Const"() {{value = dense<{draw(st.integers(-1, 3))}> : {I32}}} : ()') \
+                    if draw(st.booleans()) else pick(values)
+                branches = ", ".join(f"@{pick(callable_)}" for _ in range(draw(st.integers(1, 3))))
+                values.append(island(f'"tf.Case"({index}, {pick(values)}, {pick(values)}) '
+                                     f'{{branches = [{branches}], is_stateless = true}} : ({I32}, {I32}, {I32})'))
+        fetch_ctl = [pick(ctls)] if ctls and draw(st.booleans()) else []
+        fetched = pick(values[2:] or values)
+        types = ", ".join([I32] + ["!tf_executor.control"] * len(fetch_ctl))
+        body = "\n    ".join(lines + [f"tf_executor.fetch {', '.join([fetched] + fetch_ctl)} : {types}"])
+        return f"  %r:1 = tf_executor.graph {{\n    {body}\n  }}\n  func.return %r#0 : {I32}\n"
+
+    for i in range(count):
+        noinline = " attributes {tf._noinline = true}" if draw(st.integers(0, 4)) == 0 else ""
+        texts.append(f"func.func private @f{i}(%arg0: {I32}, %arg1: {I32}) -> ({I32}){noinline} {{\n"
+                     + graph([f"f{j}" for j in range(i)], False) + "}\n")
+    main = f"func.func @main(%arg0: {I32}, %arg1: {I32}) -> ({I32}) {{\n" + \
+        graph([f"f{j}" for j in range(count)], True) + "}\n"
+    return main + "".join(texts)
+
+
+def _outputs(module: Operation, names: list[str]) -> list:
+    with call_semantics(names):
+        return [tuple(int(np.asarray(v)) for v in run_function(module, [np.int32(a), np.int32(b)], "main"))
+                for a in (-2, 0, 3) for b in (-1, 4)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(modules())
+def test_inlining_preserves_outputs(text: str) -> None:
+    module = parse(text)
+    verify(module)
+    names = [f"f{i}" for i in range(4)]
+    before = _outputs(module, names)
+    inline_calls(module)
+    remove_unused_functions(module)
+    verify(module)
+    assert _outputs(module, names) == before, text
+    left = Counter(op.name for op in module.walk())
+    # a call to a function without _noinline is always inlined: no v1 control flow, no effects
+    if "_noinline" not in text:
+        assert not left["tf.PartitionedCall"] + left["tf.StatefulPartitionedCall"], text
+        assert not any(n[3:] in names for n in left), text
+        if not left["tf.StatelessIf"] + left["tf.Case"]:  # what is left are branches of fed predicates
+            assert left["func.func"] == 1, text
+
+
+# ------------------------------------------------------------------ calls that are kept
+
+BODY = """
+func.func private @g(%arg0: tensor<i32>) -> (tensor<i32>) ATTRS {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.Neg"(%arg0) : (tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+MAIN = """
+func.func @main(%arg0: tensor<i32>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.PartitionedCall"(%arg0) {f = @g CALL_ATTRS} : (tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+
+def _inline(text: str) -> tuple[Operation, int, int]:
+    module = parse(text)
+    inlined, _ = inline_calls(module)
+    removed = remove_unused_functions(module)
+    verify(module)
+    return module, inlined, removed
+
+
+def test_plain_call_is_inlined() -> None:
+    module, inlined, removed = _inline(MAIN.replace(" CALL_ATTRS", "") + BODY.replace(" ATTRS", ""))
+    assert (inlined, removed) == (1, 1)
+
+
+def test_noinline_and_xla_calls_are_kept() -> None:
+    for func_attrs, call_attrs in ((" attributes {tf._noinline = true}", ""), ("", ", _noinline = true"),
+                                   ("", ", _XlaMustCompile = true"), (" attributes {tf._tpu_replicate = \"c\"}", "")):
+        module, inlined, removed = _inline(MAIN.replace(" CALL_ATTRS", call_attrs) + BODY.replace(" ATTRS", func_attrs))
+        assert (inlined, removed) == (0, 0), (func_attrs, call_attrs)
+    module, inlined, _ = _inline(MAIN.replace(" CALL_ATTRS", ", _noinline = false") + BODY.replace(" ATTRS", ""))
+    assert inlined == 1
+
+
+def test_recursive_function_is_kept() -> None:
+    body = BODY.replace(" ATTRS", "").replace('"tf.Neg"(%arg0)', '"tf.PartitionedCall"(%arg0) {f = @g}')
+    module, inlined, removed = _inline(MAIN.replace(" CALL_ATTRS", "") + body)
+    assert (inlined, removed) == (0, 0)
+
+
+STATEFUL = """
+func.func private @g(%arg0: tensor<i32>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.Neg"(%arg0) : (tensor<i32>) -> tensor<i32>
+    %c1 = tf_executor.island wraps "tf.Print"(%arg0) : (tensor<i32>) -> ()
+    tf_executor.fetch %v0, %c1 : tensor<i32>, !tf_executor.control
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+
+def test_effects_inlined_only_when_someone_waits() -> None:
+    """Grappler's rule: a callee with side effects is inlined only when the call's control token
+    is used (then it still waits for the effects); else nothing would keep them."""
+    module, inlined, _ = _inline(MAIN.replace(" CALL_ATTRS", "") + STATEFUL)
+    assert inlined == 0
+    waited = MAIN.replace(" CALL_ATTRS", "").replace(
+        "tf_executor.fetch %v0 : tensor<i32>",
+        "%v1, %c1 = tf_executor.island(%c0) wraps \"tf.Const\"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>\n"
+        "    tf_executor.fetch %v0, %c1 : tensor<i32>, !tf_executor.control")
+    module, inlined, removed = _inline(waited + STATEFUL)
+    assert (inlined, removed) == (1, 1)
+    printer = next(op for op in module.walk() if op.name == "tf.Print")
+    island = printer.parent_op
+    waiting = next(op for op in module.walk() if op.name == "tf.Const").parent_op
+    # the constant that waited on the call now waits (through the call's island) on the print
+    call_island = waiting.operands[0].owner_op
+    assert island.results[-1] in call_island.operands
+
+
+def test_public_function_is_kept() -> None:
+    body = BODY.replace(" ATTRS", ' attributes {tf_saved_model.exported_names = ["g"]}')
+    module, inlined, removed = _inline(MAIN.replace(" CALL_ATTRS", "") + body)
+    assert (inlined, removed) == (1, 0)
+    assert any(op.attr("sym_name") == A.StringAttr("g") for op in module.walk())
+
+
+LOOP = """
+func.func @main(%arg0: tensor<i32>, %arg1: tensor<i1>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %e, %ce = tf_executor.Enter %arg0 frame "loop" : tensor<i32>
+    %v0, %c0 = tf_executor.island wraps "tf.PartitionedCall"(%e) {f = @g} : (tensor<i32>) -> tensor<i32>
+    %x, %cx = tf_executor.Exit %v0 : tensor<i32>
+    tf_executor.fetch %x : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+
+def test_call_in_v1_loop_frame_is_kept() -> None:
+    module, inlined, _ = _inline(LOOP + BODY.replace(" ATTRS", ""))
+    assert inlined == 0
