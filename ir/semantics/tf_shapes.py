@@ -380,11 +380,13 @@ def _einsum(n: Node) -> list[Shape]:
 
 def _spatial_out(size: int, window: int, stride: int, dilation: int, padding: str,
                  pad: tuple[int, int] = (0, 0)) -> int:
-    if size < 0 or window < 0:
+    if size < 0:
         return -1
-    eff = (window - 1) * dilation + 1
     if padding == "SAME":
         return -(-size // stride)
+    if window < 0:
+        return -1
+    eff = (window - 1) * dilation + 1
     if padding == "VALID":
         return max(0, -(-(size - eff + 1) // stride))
     if padding == "EXPLICIT":
@@ -449,8 +451,12 @@ def _depthwise(n: Node) -> list[Shape]:
     f = n.shape(1)
     if f is not None and len(f) != 4:
         return [None]
-    ch = f[2] * f[3] if f is not None and f[2] >= 0 and f[3] >= 0 else None
-    return [_conv_like(n, n.shape(0), list(f[:2]) if f is not None else None, ch)]
+    x = n.shape(0)
+    cin = f[2] if f is not None and f[2] >= 0 else (x[-1] if x is not None and len(x) == 4 and
+                                                    n.str("data_format", "NHWC") == "NHWC" else
+                                                    x[1] if x is not None and len(x) == 4 else -1)
+    ch = cin * f[3] if f is not None and cin >= 0 and f[3] >= 0 else None
+    return [_conv_like(n, x, list(f[:2]) if f is not None else None, ch)]
 
 
 @shape_fn("MaxPool", "AvgPool", "MaxPoolV2", "MaxPool3D", "AvgPool3D", "_MklMaxPool", "_MklAvgPool")
