@@ -7,8 +7,8 @@ body; :func:`remove_unused_functions` then drops the private functions nothing r
 **What is a call.** ``tf.PartitionedCall`` / ``tf.StatefulPartitionedCall`` (``f = @g``),
 a node whose op is a library function (``tf.g``), and a functional ``tf.If`` /
 ``tf.StatelessIf`` / ``tf.Case`` / ``tf.StatelessCase`` whose predicate or branch index is
-a ``tf.Const`` (directly or through an island's yield): it is a call to the branch taken
-(TensorFlow issue #47256). An If takes its then branch when the predicate is true: a
+a ``tf.Const`` (directly or through an island's yield), or whose branches are all one
+function: it is a call to the branch taken (TensorFlow issue #47256). An If takes its then branch when the predicate is true: a
 boolean, a nonzero number, or a non-scalar tensor with elements (TF's rule); a Case index
 outside ``[0, n)`` takes the last branch (the default), as TF's Case kernel does.
 
@@ -204,13 +204,17 @@ def _constant(v: Value) -> tuple[object, Operation | None] | None:
 
 
 def branch_taken(op: Operation) -> tuple[str, Operation | None] | None:
-    """For an If/Case whose predicate (index) is constant: the branch taken and the island the
-    predicate comes out of (None if inside the same region)."""
+    """For an If/Case whose predicate (index) is constant, or whose branches are all one
+    function: the branch taken and the island the predicate comes out of (None if inside the
+    same region)."""
     if not op.operands:
         return None
     found = _constant(op.operands[0])
     if found is None:
-        return None
+        same = {symbol_name(b) for b in _branches(op)}
+        owner = op.operands[0].owner_op
+        via = owner if owner is not None and owner.name == "tf_executor.island" else None
+        return (same.pop(), via) if len(same) == 1 and None not in same else None
     value, via = found
     if op.name in IFS:
         if value.dtype.kind not in "biuf":  # type: ignore[attr-defined]
@@ -228,6 +232,13 @@ def branch_taken(op: Operation) -> tuple[str, Operation | None] | None:
     return (name, via) if name is not None else None
 
 
+def _branches(op: Operation) -> list[A.Attribute]:
+    if op.name in IFS:
+        return [a for a in (op.attr("then_branch"), op.attr("else_branch")) if a is not None]
+    branches = op.attr("branches")
+    return list(branches) if isinstance(branches, A.ArrayAttr) else []
+
+
 class Inliner:
     """Inlines the calls of one module (see the module docstring for when and how)."""
 
@@ -236,6 +247,7 @@ class Inliner:
         self.funcs = functions(top)
         self.refs = {name: _refs_of(f, self.funcs) for name, f in self.funcs.items()}
         self._pure: dict[str, bool] = {}
+        self._names: dict[Operation, set[str]] = {}  # node names per graph (or function body)
         self.inlined = 0
         self.folded = 0
 
@@ -338,7 +350,10 @@ class Inliner:
                 return False
         if via is not None and island is not None and via is not island:
             _add_controls(island, [via.results[-1]])
-        names = _names_in(parent if island is None else graph)  # type: ignore[arg-type]
+        scope = parent if island is None else graph
+        if scope not in self._names:
+            self._names[scope] = _names_in(scope)  # type: ignore[arg-type]
+        names = self._names[scope]  # type: ignore[index]
         prefix = _name(call) or name
         if splice:
             results = self._splice(call, func, args, names, prefix)

@@ -188,3 +188,54 @@ def test_constant_foldable_predicate(tmp_path: Path) -> None:
     assert_same_outputs(graph, out, feed, fetch)
     assert not {"If", "StatelessIf"} & set(ops(out)) and not out.library.function
     assert "Cos" in ops(out) and "Sin" not in ops(out)
+
+
+@cache
+def direct_calls():
+    """A v1 graph calling a Defun function directly (the node's op is the function's name) twice."""
+    tf = _tf()
+    from tensorflow.python.framework import function
+
+    with tf.Graph().as_default() as g:
+        @function.Defun(tf.float32, tf.float32)
+        def scale(a, b):
+            return a * b + tf.constant(1.0) * tf.constant(2.0)
+
+        x = tf.compat.v1.placeholder(tf.float32, [2, 4], name="x")
+        tf.identity(scale(x, tf.constant(3.0)) + scale(x, x), name="y")
+    return g.as_graph_def(), "x", "y"
+
+
+def test_direct_calls_are_inlined(tmp_path: Path) -> None:
+    graph, feed, fetch = direct_calls()
+    name = graph.library.function[0].signature.name
+    assert [n.op for n in graph.node].count(name) == 2
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert name not in ops(out) and not out.library.function
+
+
+@cache
+def noinline_call():
+    """A tf.function calling one that says `_noinline` (a FunctionDef attribute)."""
+    tf = _tf()
+
+    @tf.function(experimental_attributes={"_noinline": True})
+    def g(x):
+        return x * (tf.constant(2.0) + tf.constant(1.0))
+
+    @tf.function
+    def f(x):
+        return g(x) + 1.0
+
+    return _graph_def(f)
+
+
+def test_noinline_function_is_kept_and_optimized_inside(tmp_path: Path) -> None:
+    graph, feed, fetch = noinline_call()
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert "PartitionedCall" in [n.op for n in out.node]
+    (body,) = out.library.function
+    assert body.signature == graph.library.function[0].signature and body.attr["_noinline"].b
+    assert "AddV2" not in [n.op for n in body.node_def]  # 2.0 + 1.0 folded inside the kept function
