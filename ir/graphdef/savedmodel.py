@@ -32,7 +32,7 @@ import functools
 import re
 from os import PathLike
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import attrs
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
@@ -146,17 +146,23 @@ def user_signatures(meta_graph: MetaGraphDef) -> list[str]:
 
 @attrs.frozen
 class GraphIO:
-    """What the graph of a MetaGraphDef feeds and fetches for the chosen signatures: tensor
-    names (``x``, ``x:1``) fed and fetched, and node names that must run (control fetches)."""
+    """What the graph of a MetaGraphDef feeds and fetches for the chosen signatures (tensor names,
+    ``x``, ``x:1``), and the nodes the SavedModel needs beyond them (:func:`kept_nodes`), which the
+    writer takes from the input as they were (:func:`splice`)."""
 
     feeds: tuple[str, ...]
     fetches: tuple[str, ...]
-    control_fetches: tuple[str, ...]
+    kept: tuple[str, ...]
 
 
 def _tensor(name: str) -> str:
     """TF's ``x:0`` as egraft's fetch flags spell it (``x``); other ports stay ``x:1``."""
     return name[:-2] if name.endswith(":0") else name
+
+
+def _node(name: str) -> str:
+    """The node of a tensor or node reference (``x:1``, ``^x``, ``x``)."""
+    return name.lstrip("^").split(":")[0]
 
 
 def _signature_tensors(signature: Message, field: str, source: str, key: str) -> list[str]:
@@ -171,11 +177,10 @@ def _signature_tensors(signature: Message, field: str, source: str, key: str) ->
 
 
 def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -> GraphIO:
-    """Feeds and fetches for ``signatures`` (their inputs and outputs), and what else the
-    SavedModel needs of its graph (the module docstring lists it)."""
+    """Feeds and fetches for ``signatures``: their inputs and outputs; the saver's filename tensor
+    and the asset files' tensors are fed too (the loader feeds them paths: never constants)."""
     feeds: list[str] = []
     fetches: list[str] = []
-    controls: list[str] = []
     for key in signatures:
         if key not in meta_graph.signature_def:
             have = ", ".join(f"'{k}'" for k in user_signatures(meta_graph)) or "none"
@@ -184,26 +189,29 @@ def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -
         signature = meta_graph.signature_def[key]
         feeds += _signature_tensors(signature, "inputs", source, key)
         fetches += _signature_tensors(signature, "outputs", source, key)
+    if meta_graph.saver_def.filename_tensor_name:
+        feeds.append(_tensor(meta_graph.saver_def.filename_tensor_name))
+    feeds += [_tensor(a.tensor_info.name) for a in meta_graph.asset_file_def if a.tensor_info.name]
+    fed = set(feeds)
+    return GraphIO(tuple(dict.fromkeys(feeds)), tuple(t for t in dict.fromkeys(fetches) if t not in fed),
+                   kept_nodes(meta_graph, source))
+
+
+def kept_nodes(meta_graph: MetaGraphDef, source: str) -> tuple[str, ...]:
+    """The nodes a loader looks up besides the signatures': the saver's (filename, save tensor,
+    restore op), the init op (``__saved_model_init_op``), every node a collection lists
+    (``saved_model_main_op``, ``table_initializer``...), the tensors and ops of TF1 variable
+    collections' VariableDefs, and the asset files' tensors."""
+    names: list[str] = []
     init = meta_graph.signature_def.get(INIT_OP_SIGNATURE)
     if init is not None:
-        controls += [info.name.split(":")[0] for info in init.outputs.values() if info.name]
+        names += [info.name for info in init.outputs.values() if info.name]
     saver = meta_graph.saver_def
-    if saver.filename_tensor_name:  # the loader feeds the checkpoint's path: never a constant
-        feeds.append(_tensor(saver.filename_tensor_name))
-    if saver.save_tensor_name:
-        fetches.append(_tensor(saver.save_tensor_name))
-    if saver.restore_op_name:
-        controls.append(saver.restore_op_name.split(":")[0])
-
-    def keep(name: str) -> None:
-        if name:
-            (fetches if ":" in name else controls).append(_tensor(name) if ":" in name else name)
-
+    names += [saver.filename_tensor_name, saver.save_tensor_name, saver.restore_op_name]
     for key, collection in meta_graph.collection_def.items():
         kind = collection.WhichOneof("kind")
         if kind == "node_list":
-            for name in collection.node_list.value:
-                keep(name)
+            names += collection.node_list.value
         elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
             for data in collection.bytes_list.value:
                 try:
@@ -211,15 +219,73 @@ def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -
                 except DecodeError:
                     raise GraphDefError(source, f"collection '{key}' holds a value that is not a VariableDef") \
                         from None
-                for name in (variable.variable_name, variable.initial_value_name, variable.initializer_name,
-                             variable.snapshot_name):
-                    keep(name)
-    for asset in meta_graph.asset_file_def:
-        if asset.tensor_info.name:
-            fetches.append(_tensor(asset.tensor_info.name))
-    fed = set(feeds)
-    return GraphIO(tuple(dict.fromkeys(feeds)), tuple(t for t in dict.fromkeys(fetches) if t not in fed),
-                   tuple(dict.fromkeys(controls)))
+                names += [variable.variable_name, variable.initial_value_name, variable.initializer_name,
+                          variable.snapshot_name]
+    names += [a.tensor_info.name for a in meta_graph.asset_file_def]
+    return tuple(dict.fromkeys(_node(n) for n in names if n))
+
+
+def _closure(nodes: dict[str, Any], roots: Iterable[str]) -> list[str]:
+    """The names of ``roots`` and every node they reach through data and control inputs (names
+    not in ``nodes`` are skipped), in the order first reached."""
+    seen: dict[str, None] = {}
+    stack = [r for r in roots if r in nodes]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen[name] = None
+        stack += [n for n in map(_node, nodes[name].input) if n in nodes and n not in seen]
+    return list(seen)
+
+
+def _called(node_defs: Iterable[Any], library: dict[str, Any]) -> set[str]:
+    """The library functions ``node_defs`` call (function ops, function attributes), transitively."""
+    found: set[str] = set()
+    work = list(node_defs)
+    while work:
+        node = work.pop()
+        names = [node.op] + [v.func.name for v in node.attr.values() if v.WhichOneof("value") == "func"]
+        names += [f.name for v in node.attr.values() if v.WhichOneof("value") == "list" for f in v.list.func]
+        for name in names:
+            if name in library and name not in found:
+                found.add(name)
+                work += list(library[name].node_def)
+    return found
+
+
+def splice(original: GraphDef, optimized: GraphDef, io: GraphIO) -> GraphDef:
+    """``optimized`` with the nodes of ``io.kept`` and all they reach taken from ``original`` as they
+    were (and the functions those call, from the original library), then pruned to what the
+    signatures' fetches and feeds and the kept nodes reach.
+
+    The kept nodes are the saver's, the init op's and the collections': what a TF1 loader (TensorFlow
+    Serving) runs by name. Taking them from the input keeps the checkpoint's restore and the
+    initializers exactly as TensorFlow wrote them, whatever the optimizer did with the nodes it was
+    not asked to fetch, and costs nothing at inference (a session runs only what it fetches)."""
+    before = {n.name: n for n in original.node}
+    kept = _closure(before, io.kept)
+    kept_set = set(kept)
+    after = {n.name: n for n in optimized.node}
+    merged: dict[str, Any] = {name: (before[name] if name in kept_set else node) for name, node in after.items()}
+    for name in kept:
+        merged.setdefault(name, before[name])
+    roots = [_node(t) for t in (*io.fetches, *io.feeds)] + kept
+    live = set(_closure(merged, roots))
+    out = GraphDef()
+    out.CopyFrom(optimized)
+    del out.node[:]
+    out.node.extend(node for name, node in merged.items() if name in live)
+    library = {f.signature.name: f for f in original.library.function}
+    needed = _called((before[name] for name in kept), library)
+    if needed:
+        present = {f.signature.name: i for i, f in enumerate(out.library.function)}
+        for name in sorted(needed):
+            if name in present:
+                out.library.function[present[name]].CopyFrom(library[name])
+            else:
+                out.library.function.add().CopyFrom(library[name])
+    return out
 
 
 def public_functions(meta_graph: MetaGraphDef) -> set[str]:
@@ -249,15 +315,17 @@ def mark_public(module: Operation, names: Iterable[str]) -> list[str]:
     return sorted(wanted)
 
 
-def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence[str] | None) -> Message:
-    """A copy of ``saved`` whose MetaGraphDef ``index`` has ``graph`` (the library's gradients
-    registered by name are kept when the new library has none) and, if ``signatures`` is given,
-    only those signatures (and the init op's)."""
+def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence[str] | None,
+               io: GraphIO | None = None) -> Message:
+    """A copy of ``saved`` whose MetaGraphDef ``index`` has ``graph`` (spliced into the original
+    with ``io``'s kept nodes, :func:`splice`; the library's gradients registered by name are kept
+    when the new library has none) and, if ``signatures`` is given, only those signatures (and the
+    init op's)."""
     out = saved_model_class()()
     out.CopyFrom(saved)
     meta = out.meta_graphs[index]
     old_gradients = list(meta.graph_def.library.registered_gradients)
-    meta.graph_def.CopyFrom(graph)
+    meta.graph_def.CopyFrom(splice(meta.graph_def, graph, io) if io is not None else graph)
     if old_gradients and not meta.graph_def.library.registered_gradients:
         meta.graph_def.library.registered_gradients.extend(old_gradients)
     if signatures is not None:

@@ -65,8 +65,7 @@ class SavedModelInput:
 
     @property
     def signature(self) -> EntrySignature:
-        return EntrySignature(tuple(Feed(*parse_tensor(t)) for t in self.io.feeds), self.io.fetches,
-                              self.io.control_fetches)
+        return EntrySignature(tuple(Feed(*parse_tensor(t)) for t in self.io.feeds), self.io.fetches, ())
 
     def read(self, _data: bytes, _filename: str, _allow_unregistered: bool) -> Operation:
         """The MetaGraphDef's graph as a tfg module, the SavedModel's functions marked public."""
@@ -81,7 +80,7 @@ class SavedModelInput:
         """``saved_model.pb``'s bytes with the optimized graph."""
         try:
             graph = export_graphdef(as_tfg(top, self.source))
-            out = sm.with_graph(self.saved, self.index, graph, self.signatures)
+            out = sm.with_graph(self.saved, self.index, graph, self.signatures, self.io)
             return sm.serialize(out, self.source, text=self.source.endswith(".pbtxt"))
         except GraphDefError as err:
             raise diagnostic_error(err, "<output>") from None

@@ -112,7 +112,7 @@ def test_tf1_builder_savedmodel_through_tf2_load(tmp_path: Path) -> None:
 
     model = saved_model("tf1_builder")
     out = tmp_path / "opt"
-    optimize(model, out, "-tf-grappler=coarsen=false")
+    optimize(model, out)
     assert_same_outputs(tf.saved_model.load(str(model)), tf.saved_model.load(str(out)), ["serving_default"])
 
 
@@ -123,9 +123,7 @@ def _tf1_session_outputs(directory: Path, x: np.ndarray) -> np.ndarray:
 
     with tf.compat.v1.Session(graph=tf.Graph()) as sess:
         meta = tf.compat.v1.saved_model.loader.load(sess, ["serve"], str(directory))
-        signature = meta.signature_def["serving_default"]
-        (output,) = signature.outputs.values()
-        return sess.run(output.name, {signature.inputs["x"].name: x})
+        return _run_signature(sess, meta, x)
 
 
 @pytest.mark.parametrize("name", ["two_signatures", "tf1_builder"])
@@ -142,19 +140,50 @@ def test_round_trip_loads_in_a_tf1_session(tmp_path: Path, name: str) -> None:
     np.testing.assert_allclose(_tf1_session_outputs(out, x), _tf1_session_outputs(model, x), rtol=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="-tf-grappler drops the control edges from the saver's restore op to its "
-                                       "AssignVariableOps (coarsened islands' export, and Identity forwarding of a "
-                                       "fetched node): a TF1 loader finds the variables uninitialized "
-                                       "(reported in /work/coord/reports/H2.md)")
-@pytest.mark.parametrize("name", ["two_signatures", "tf1_builder"])
+@pytest.mark.parametrize("name", ["two_signatures", "tf1_builder", "keras_cnn"])
 def test_optimized_loads_in_a_tf1_session(tmp_path: Path, name: str) -> None:
+    """The saver's and init op's nodes are written as they were (`splice`): a TF1 loader restores the
+    variables of the optimized SavedModel, and its saver writes a checkpoint the original restores."""
+    import tensorflow as tf
+
     from tests.savedmodel.models import saved_model
 
     model = saved_model(name)
     out = tmp_path / "opt"
     optimize(model, out)
-    x = np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, *_tf1_input_shape(model))).astype(np.float32)
     np.testing.assert_allclose(_tf1_session_outputs(out, x), _tf1_session_outputs(model, x), rtol=1e-4)
+    # Save through the optimized graph's saver after changing the variables; the original restores it.
+    (tmp_path / "ckpt").mkdir()
+    checkpoint = str(tmp_path / "ckpt" / "variables")
+    with tf.compat.v1.Session(graph=tf.Graph()) as sess:
+        meta = tf.compat.v1.saved_model.loader.load(sess, ["serve"], str(out))
+        saver = tf.compat.v1.train.Saver(saver_def=meta.saver_def)
+        for node in meta.graph_def.node:
+            if node.op == "VarHandleOp":
+                handle = sess.graph.get_tensor_by_name(node.name + ":0")
+                value = sess.run(tf.raw_ops.ReadVariableOp(resource=handle, dtype=node.attr["dtype"].type))
+                sess.run(tf.raw_ops.AssignVariableOp(resource=handle, value=value * 2.0))
+        want = _run_signature(sess, meta, x)
+        saver.save(sess, checkpoint, write_meta_graph=False, write_state=False)
+    with tf.compat.v1.Session(graph=tf.Graph()) as sess:
+        meta = tf.compat.v1.saved_model.loader.load(sess, ["serve"], str(model))
+        sess.run(meta.saver_def.restore_op_name, {meta.saver_def.filename_tensor_name: checkpoint})
+        np.testing.assert_allclose(_run_signature(sess, meta, x), want, rtol=1e-4)
+
+
+def _tf1_input_shape(model: Path) -> list[int]:
+    saved, _ = sm.load_saved_model(model)
+    (spec,) = saved.meta_graphs[0].signature_def["serving_default"].inputs.values()
+    return [d.size for d in spec.tensor_shape.dim[1:]]
+
+
+def _run_signature(sess: Any, meta: Any, x: np.ndarray) -> np.ndarray:
+    signature = meta.signature_def["serving_default"]
+    (feed,) = signature.inputs.values()
+    (output,) = signature.outputs.values()
+    return sess.run(output.name, {feed.name: x})
 
 
 def test_descriptor_built_message_matches_tensorflows(tmp_path: Path) -> None:
