@@ -1,0 +1,347 @@
+"""`tf-tensat`, `tf-tensat-onednn`: rewrites that make a TensorFlow graph run faster (issue #13 §3).
+
+Grappler's optimizers shrink a graph; these change what the kernels do, and each is taken
+only where a cost estimate from static shapes says the result is cheaper.
+
+**Contractions sharing an input merged** (Tensat's multi-pattern rules). BERT's attention
+projects one input three times, `BatchMatMulV2(x, Wq)`, `(x, Wk)`, `(x, Wv)`, each a
+`[tokens, hidden] x [hidden, hidden]` product too small to use the machine well. With
+constant weights of one shape they become one product with the weights concatenated
+(the concatenation is folded: a new constant) and a `Split` of its last axis:
+
+    BatchMatMulV2(x, W1), ..., BatchMatMulV2(x, Wn)  ->  Split(-1, BatchMatMulV2(x, [W1 ... Wn]))   n = 2, 3
+    MatMul(x, W1), ..., MatMul(x, Wn)                ->  Split(-1, MatMul(x, [W1 ... Wn]))
+
+Every output element is the same dot product of a row of x and a column of some Wi, summed
+by the same kernel (a wider one: its blocking may sum in another order, so the rules are
+tagged approx). Only untransposed operands (adj/transpose false), float32, on one device.
+It pays when the products are small enough that the calls saved cost more than the
+`Split`'s copy of the output (`merge_cost`, measured): x's shape must be known
+(`tf_shapes`' analysis; unknown: not merged).
+
+**Exact GELU into the contraction** (oneDNN only). TensorFlow 2.21 computes
+`gelu(y, approximate=False)` as `0.5 * y * erfc(-y * 0.70710677)`: five element-wise ops
+over the widest tensor of a transformer's feed-forward block. TensorFlow's oneDNN
+`_FusedMatMul` computes `fused_ops = [BiasAdd, GeluExact]` in its output loop
+(fused_kernels.py: on with oneDNN, not without), so
+
+    gelu(MatMul(x, w))                 ->  _FusedMatMul(x, w, 0)  [BiasAdd, GeluExact]
+    gelu(Reshape(MatMul(x, w), s))     ->  Reshape(_FusedMatMul(x, w, 0), s)     (Keras's Dense on 3-D input)
+    gelu(Reshape(MatMul(x, w), s) + b) ->  Reshape(_FusedMatMul(x, w, b), s)     b per output column, s keeps it last
+    gelu(_FusedMatMul(x, w, b) [BiasAdd]) (Reshaped or not) -> the same with [BiasAdd, GeluExact]
+
+Gelu is element-wise, so it commutes with the Reshape; a bias of one value per column
+commutes with a Reshape whose last dimension is the columns. A zero bias adds +0.0, which
+changes only -0.0 (to +0.0; gelu(-0.0) is -0.0 against +0.0: equal as numbers). The
+contraction and gelu input must have no other use (else the product runs twice). These
+rules are in `tf-tensat-onednn`, which `-tf-grappler="onednn=true"` runs: a graph with
+them runs only where TensorFlow's oneDNN is on (TF_ENABLE_ONEDNN_OPTS=1), as Grappler's own
+`_MklSwish`/`_MklLayerNorm` do.
+
+Measured on bert4 (4 layers, 128 tokens, hidden 256; `Session.run` with 2+2 threads, oneDNN
+on, 40 interleaved rounds, against Grappler's graph), each applied by hand to egraft's
+-tf-grappler output before these rules were written: Q/K/V merged 0.966 (BatchMatMulV2 form
+0.976), GELU fused 0.948, both 0.92. Tried and not kept: `_MklLayerNorm` for Keras's
+LayerNormalization (1.05: slower), every MatMul as `_FusedMatMul` with a zero bias (0.99),
+BatchMatMulV2 with 2-D weights as Reshape + MatMul (1.00), the attention's 1/sqrt(d) scale
+folded into Wq (within noise).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+
+from ..checks import pred
+from ..dsl import _, const_of, native, op, ref, rule, type_of, var
+from ..rule import Rule
+from ..rule_sets import register_rule_set
+from .fused_kernels import COMPUTES, KERNELS
+
+_APPROX = ("approx",)
+_NAME = var("root_name")
+_DEV = var("dev")
+_F32 = T.f32
+_SCALAR_I32 = T.RankedTensorType((), T.i32)
+_LAST_AXIS = A.DenseElementsAttr(_SCALAR_I32, -1)
+_INV_SQRT2 = 1 / math.sqrt(2)
+
+# ------------------------------------------------------------------ cost
+
+#: Measured on this machine (TF 2.21 CPU, oneDNN on, 2+2 threads, load 2-3 from the other
+#: sessions; /tmp micro-benchmark: 3 products of one [M, K] input by [K, N] constants, apart
+#: against merged + Split, M in 16..2048, K = N in 128, 256, 768): what one call of each
+#: contraction costs beyond its arithmetic (oneDNN's BatchMatMulV2 with a broadcast 2-D weight
+#: has a large one; MatMul's is small), and what the Split's copy of the merged output costs.
+#: Merging saved 5-20 % for BatchMatMulV2 up to M * N_total = 128 * 768 and cost 7-50 % from
+#: M = 512; for MatMul it was within +-5 % up to M = 16 and cost 6-16 % above.
+CALL_US = {"BatchMatMulV2": 100.0, "MatMul": 10.0}
+SPLIT_US = 10.0
+COPY_GBPS = 5.0
+
+
+def merge_cost(kind: str, m: int, widths: tuple[int, ...]) -> tuple[float, float]:
+    """(predicted µs the separate products cost beyond the merged product's arithmetic,
+    predicted µs of the merged product's extra: the Split reading and writing its output).
+    The arithmetic is the same either way; what differs is one call per product against
+    one call and a copy."""
+    apart = len(widths) * CALL_US[kind]
+    merged = CALL_US[kind] + SPLIT_US + 2 * 4.0 * m * sum(widths) / (COPY_GBPS * 1e3)
+    return apart, merged
+
+
+def _rows(x) -> int | None:
+    """The number of rows x contributes to a product (the product of all dims but the last),
+    from the value's type or, when the type is unranked, from tf_shapes' analysis."""
+    shape = None
+    t = x.type
+    if isinstance(t, T.RankedTensorType):
+        shape = tuple(t.shape)
+    if shape is None or any(d < 0 for d in shape):
+        try:
+            from egraft.ir.semantics.tf_shapes import Shapes
+        except ImportError:  # the shape analysis is not there: nothing is known
+            return None
+        found = Shapes().shape(x)
+        shape = tuple(found) if found is not None else None
+    if shape is None or len(shape) < 2 or any(d < 0 for d in shape):
+        return None
+    return int(np.prod(shape[:-1]))
+
+
+def merge_pays(kind: str, x, *weights: A.Attribute | None) -> bool:
+    """The `kind` contractions of x by `weights` (constant 2-D float32, one shape) cost
+    more apart than merged, by `merge_cost`, on x's static shape."""
+    if not all(isinstance(w, A.DenseElementsAttr) and w.element_type is _F32 for w in weights):
+        return False
+    shapes = {tuple(w.type.shape) for w in weights}
+    if len(shapes) != 1:
+        return False
+    (shape,) = shapes
+    if len(shape) != 2:
+        return False
+    m = _rows(x)
+    if m is None:
+        return False
+    apart, merged = merge_cost(kind, m, tuple(shape[1] for _ in weights))
+    return merged < apart
+
+
+# ------------------------------------------------------------------ merged contractions
+
+
+def _concatenated(*weights: A.Attribute) -> A.Attribute | None:
+    """The weights concatenated along their columns, as one float32 constant."""
+    arrays = [w.to_numpy() for w in weights if isinstance(w, A.DenseElementsAttr)]
+    if len(arrays) != len(weights):
+        return None
+    wide = np.ascontiguousarray(np.concatenate(arrays, axis=1), "<f4")
+    return A.DenseElementsAttr(T.RankedTensorType(wide.shape, _F32), wide.tobytes())
+
+
+def _concatenated_type(*weights: A.Attribute) -> T.Type | None:
+    if not all(isinstance(w, A.DenseElementsAttr) for w in weights):
+        return None
+    rows = weights[0].type.shape[0]
+    return T.RankedTensorType((rows, sum(w.type.shape[1] for w in weights)), _F32)
+
+
+def _widened(n: int):
+    """The merged product's type: the first product's with n times its last dimension."""
+    def fn(t: T.Type) -> T.Type:
+        if isinstance(t, T.RankedTensorType) and t.shape and t.shape[-1] >= 0:
+            return T.RankedTensorType((*t.shape[:-1], t.shape[-1] * n), T.element_type(t))
+        return T.UnrankedTensorType(T.element_type(t))
+    return fn
+
+
+def _is_f32(t: T.Type) -> bool:
+    return T.element_type(t) is _F32
+
+
+def _merge_rule(kind: str, n: int) -> Rule:
+    flags = {"adj_x": False, "adj_y": False} if kind == "BatchMatMulV2" else {"transpose_a": False,
+                                                                               "transpose_b": False}
+    x = var("x")
+    ws = [var(f"w{i}") for i in range(n)]
+    roots = [op(f"tf.{kind}", x, ws[i], device=_DEV, **flags).bind(f"m{i}") for i in range(n)]
+    names = [f"w{i}" for i in range(n)]
+    wide = op("tf.Const", value=native("concatenated-weights", _concatenated, *map(const_of, names)),
+              types=[native("concatenated-type", _concatenated_type, *map(const_of, names), kind="type")])
+    merged = op(f"tf.{kind}", x, wide, device=_DEV, **flags,
+                types=[native("widened-type", _widened(n), type_of("m0"), kind="type")])
+    axis = op("tf.Const", value=_LAST_AXIS, types=[_SCALAR_I32])
+    split = op("tf.Split", axis, merged, num_split=A.IntegerAttr(n, T.i64), device=_DEV,
+               types=[type_of(f"m{i}") for i in range(n)]).bind("split")
+    return rule(f"{kind.lower()}-shared-input-{n}", roots, [split[i] for i in range(n)],
+                where=[pred("x is float32", _is_f32, type_of("x")),
+                       pred("merging pays (merge_cost on x's static shape; equal constant 2-D weights)",
+                            lambda *a, k=kind: merge_pays(k, *a), x, *map(const_of, names))],
+                tags=_APPROX,
+                doc=f"{n} {kind}s of one input by constant weights of one shape are one {kind} by the "
+                    "weights concatenated (folded), split along the last axis, where merge_cost says it pays")
+
+
+MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for n in (3, 2)]
+
+# ------------------------------------------------------------------ exact GELU into _FusedMatMul
+
+_GELU = ("BiasAdd", "GeluExact")
+
+
+def _splat_near(value: float):
+    def fn(c: A.Attribute | None) -> bool:
+        if not isinstance(c, A.DenseElementsAttr) or c.element_type is not _F32:
+            return False
+        arr = c.to_numpy()
+        return arr.size >= 1 and bool(np.all(np.abs(arr.astype(np.float64) - value) <= 1e-7 * max(1.0, abs(value))))
+    return fn
+
+
+def _columns(w: A.Attribute | None, transpose_b: A.Attribute | None) -> int | None:
+    if not isinstance(w, A.DenseElementsAttr) or len(w.type.shape) != 2:
+        return None
+    flipped = transpose_b == A.TRUE
+    return w.type.shape[0] if flipped else w.type.shape[1]
+
+
+def _zero_bias(w: A.Attribute | None, transpose_b: A.Attribute | None) -> A.Attribute | None:
+    n = _columns(w, transpose_b)
+    if n is None or n <= 0:
+        return None
+    return A.DenseElementsAttr(T.RankedTensorType((n,), _F32), np.zeros(n, "<f4").tobytes())
+
+
+def _zero_bias_type(w: A.Attribute | None, transpose_b: A.Attribute | None) -> T.Type | None:
+    n = _columns(w, transpose_b)
+    return None if n is None else T.RankedTensorType((n,), _F32)
+
+
+def _flat_bias(b: A.Attribute | None) -> A.Attribute | None:
+    if not isinstance(b, A.DenseElementsAttr) or b.element_type is not _F32:
+        return None
+    flat = np.ascontiguousarray(b.to_numpy().reshape(-1), "<f4")
+    return A.DenseElementsAttr(T.RankedTensorType(flat.shape, _F32), flat.tobytes())
+
+
+def _flat_bias_type(b: A.Attribute | None) -> T.Type | None:
+    return T.RankedTensorType((int(np.prod(b.type.shape)),), _F32) if isinstance(b, A.DenseElementsAttr) else None
+
+
+def _column_bias(b: A.Attribute | None, w: A.Attribute | None, transpose_b: A.Attribute | None,
+                 shape: A.Attribute | None) -> bool:
+    """b is one float32 per output column ((N,) or (1, ..., 1, N)) and the Reshape's target
+    shape (a constant) ends in N, so the bias after it is a bias of the product's columns."""
+    n = _columns(w, transpose_b)
+    if n is None or not isinstance(b, A.DenseElementsAttr) or b.element_type is not _F32:
+        return False
+    dims = tuple(b.type.shape)
+    if not dims or dims[-1] != n or any(d != 1 for d in dims[:-1]):
+        return False
+    if not isinstance(shape, A.DenseElementsAttr):
+        return False
+    target = shape.to_numpy().reshape(-1)
+    return target.size >= 1 and int(target[-1]) == n and len(dims) <= target.size
+
+
+def _uses_within(value_op, *ops) -> bool:
+    """Every use of value_op's single result is by one of `ops` (the matched gelu)."""
+    users = {id(o) for o in ops}
+    return all(id(user) in users for r in value_op.results for user in r.uses)
+
+
+def _single_use(*ops) -> bool:
+    return all(sum(1 for r in o.results for _ in r.uses) == 1 for o in ops)
+
+
+def _kernel(kind: str, t: T.Type, device: A.Attribute | None) -> bool:
+    """The oneDNN _FusedMatMul computes [BiasAdd, GeluExact] on the node's device for x's type."""
+    from .remapper import device_type
+
+    return (_GELU in COMPUTES["onednn"].get("_FusedMatMul", ()) and device_type(device) == "CPU"
+            and _is_f32(t) and "float32" in KERNELS.get("_FusedMatMul", {}).get("CPU", ()))
+
+
+def _gelu_of(y, y_name: str):
+    """TensorFlow 2.21's exact gelu of y (an op pattern bound to `y_name`), its root named
+    for the fused op to take its name."""
+    half = op("tf.Mul", var("half"), y, device=_DEV).bind("g_half")
+    neg = op("tf.Neg", ref(y_name, 0), device=_DEV).bind("g_neg")
+    scaled = op("tf.Mul", neg, var("k"), device=_DEV).bind("g_scaled")
+    return op("tf.Mul", half, op("tf.Erfc", scaled, device=_DEV).bind("g_erfc"), device=_DEV,
+              _mlir_name=_NAME).bind("g_root")
+
+
+def _gelu_rules() -> list[Rule]:
+    x, w, b, s = var("x"), var("w"), var("b"), var("s")
+    made = []
+    gelu_ops = ("g_half", "g_neg", "g_scaled", "g_erfc", "g_root")
+    for inner in ("MatMul", "_FusedMatMul"):
+        for reshaped in (False, True):
+            for post_bias in ((None, "AddV2", "BiasAdd") if inner == "MatMul" and reshaped else (None,)):
+                mm_attrs = {"transpose_a": var("ta"), "transpose_b": var("tb")}
+                if inner == "MatMul":
+                    c = op("tf.MatMul", x, w, device=_DEV, **mm_attrs).bind("c")
+                else:
+                    c = op("tf._FusedMatMul", x, w, [b], device=_DEV, fused_ops=A.ArrayAttr((A.StringAttr("BiasAdd"),)),
+                           **mm_attrs).bind("c")
+                y = op("tf.Reshape", c, s, device=_DEV).bind("r") if reshaped else c
+                if post_bias == "AddV2":
+                    y = op("tf.AddV2", y, b, device=_DEV).bind("pb")
+                elif post_bias == "BiasAdd":
+                    y = op("tf.BiasAdd", y, b, device=_DEV, data_format=var("pb_fmt")).bind("pb")
+                y_name = "pb" if post_bias else "r" if reshaped else "c"
+                source = _gelu_of(y, y_name)
+                if inner == "_FusedMatMul" or post_bias is not None:
+                    bias = b if inner == "_FusedMatMul" else op(
+                        "tf.Const", value=native("flat-bias", _flat_bias, const_of("b")),
+                        types=[native("flat-bias-type", _flat_bias_type, const_of("b"), kind="type")])
+                else:
+                    bias = op("tf.Const", value=native("zero-bias", _zero_bias, const_of("w"), var("tb")),
+                              types=[native("zero-bias-type", _zero_bias_type, const_of("w"), var("tb"), kind="type")])
+                fused_attrs = {"transpose_a": var("ta"), "transpose_b": var("tb"),
+                               "fused_ops": A.ArrayAttr(tuple(A.StringAttr(f) for f in _GELU)),
+                               "num_args": A.IntegerAttr(1, T.i64), "epsilon": A.FloatAttr(0.0, _F32),
+                               "leakyrelu_alpha": A.FloatAttr(0.2, _F32)}
+                fused = op("tf._FusedMatMul", x, w, [bias], device=_DEV, types=[type_of("c")],
+                           **({} if reshaped else {"_mlir_name": _NAME}), **fused_attrs)
+                result = op("tf.Reshape", fused, s, device=_DEV, _mlir_name=_NAME, types=[type_of("g_root")]) \
+                    if reshaped else fused
+                chain = ["c"] + (["r"] if reshaped else []) + (["pb"] if post_bias else [])
+                where = [pred("0.5", _splat_near(0.5), const_of("half")),
+                         pred("1/sqrt(2)", _splat_near(_INV_SQRT2), const_of("k")),
+                         pred("a oneDNN _FusedMatMul computes [BiasAdd, GeluExact] for x on its device",
+                              lambda t, d: _kernel("_FusedMatMul", t, d), type_of("x"), _DEV),
+                         pred("the gelu's input is used by the gelu only",
+                              lambda yo, *g: _uses_within(yo, *g), var(y_name), *map(var, gelu_ops[:2])),
+                         pred("the contraction (and what follows it) has one use", _single_use,
+                              *map(var, chain[:-1]))]
+                if inner == "MatMul" and post_bias is None:
+                    where.append(pred("w is a constant 2-D weight (its columns size the bias)",
+                                      lambda wc, tb: _columns(wc, tb) is not None, const_of("w"), var("tb")))
+                if post_bias is not None:
+                    where.append(pred("b is one constant per output column, kept last by the Reshape",
+                                      _column_bias, const_of("b"), const_of("w"), var("tb"), const_of("s")))
+                if post_bias == "BiasAdd":
+                    where.append(pred("NHWC (the bias on the last axis)",
+                                      lambda f: f is None or f == A.StringAttr("NHWC"), var("pb_fmt")))
+                name = "gelu-exact-" + inner.lstrip("_").lower() + ("-reshaped" if reshaped else "") + (
+                    f"-{post_bias.lower()}" if post_bias else "") + "-onednn"
+                made.append(rule(name, source, result, where=where, tags=_APPROX, commutative=True,
+                                 doc=f"TensorFlow's exact gelu of {inner}" + (" reshaped" if reshaped else "")
+                                     + (f" plus a per-column {post_bias}" if post_bias else "")
+                                     + " is oneDNN's _FusedMatMul with fused_ops = [BiasAdd, GeluExact]"))
+    return made
+
+
+GELU_RULES = _gelu_rules()
+
+register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
+                  "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules)",
+                  greedy_rules=MERGE_RULES)
+register_rule_set("tf-tensat-onednn", (), "TensorFlow's exact gelu after a MatMul into oneDNN's _FusedMatMul "
+                  "[BiasAdd, GeluExact] (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES)

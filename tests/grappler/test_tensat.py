@@ -1,0 +1,221 @@
+"""tf-tensat and tf-tensat-onednn (patterns/grappler/tensat.py): the merged contractions and
+the exact-gelu fusion checked against the interpreter through the soundness harness, the
+cases each must refuse (a cost estimate that says no, weights of two shapes, a transposed
+operand, a second use), and (tf) a transformer block frozen by TensorFlow at test time,
+through `egraft-opt -tf-grappler="onednn=true"` in a process with oneDNN on, whose outputs
+TensorFlow confirms with the rewrites present.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import egraft.patterns.grappler.tensat as tensat  # registers tf-tensat, tf-tensat-onednn
+from egraft.ir import parse, print_ir
+from egraft.ir.semantics import Tolerance
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.soundness import assert_pass_sound
+
+PIPELINE = "builtin.module(func.func(canonicalize{driver=greedy rules=%s}))"
+TOLERANCE = Tolerance(rtol=1e-4, atol=1e-4)
+
+
+def _dense(shape: tuple[int, ...], seed: int) -> str:
+    values = np.random.default_rng(seed).integers(-4, 5, size=shape).astype(np.float32) / 4
+    body = np.array2string(values, separator=", ", threshold=10**6, max_line_width=10**6,
+                           formatter={"float_kind": lambda v: f"{v:.2f}"})
+    return f"dense<{body}> : tensor<{'x'.join(map(str, shape))}xf32>"
+
+
+def _run(text: str, rules: str) -> str:
+    module = parse(text)
+    PassManager(parse_pipeline(PIPELINE % rules)).run(module)
+    return print_ir(module)
+
+
+def _sound(text: str, rules: str) -> str:
+    assert_pass_sound(text, PIPELINE % rules, examples=15, exact=False, tolerance=TOLERANCE, special_floats=False)
+    return _run(text, rules)
+
+
+def _projections(rows: int, k: int, widths: tuple[int, ...], kind: str = "BatchMatMulV2", flags: str = "") -> str:
+    """x [1, rows, k] (or [rows, k] for MatMul) times one constant per width, each returned."""
+    xt = f"tensor<1x{rows}x{k}xf32>" if kind == "BatchMatMulV2" else f"tensor<{rows}x{k}xf32>"
+    lines, results, types = [], [], []
+    for i, n in enumerate(widths):
+        out = (f"tensor<1x{rows}x{n}xf32>" if kind == "BatchMatMulV2" else f"tensor<{rows}x{n}xf32>")
+        attrs = flags or ("adj_x = false, adj_y = false" if kind == "BatchMatMulV2"
+                          else "transpose_a = false, transpose_b = false")
+        lines.append(f'  %w{i} = "tf.Const"() {{value = {_dense((k, n), i)}}} : () -> tensor<{k}x{n}xf32>')
+        lines.append(f'  %m{i} = "tf.{kind}"(%x, %w{i}) {{{attrs}}} : ({xt}, tensor<{k}x{n}xf32>) -> {out}')
+        results.append(f"%m{i}")
+        types.append(out)
+    return (f"func.func @f(%x: {xt}) -> ({', '.join(types)}) {{\n" + "\n".join(lines)
+            + f"\n  return {', '.join(results)} : {', '.join(types)}\n}}\n")
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_projections_of_one_input_merge(count: int) -> None:
+    out = _sound(_projections(4, 8, (8,) * count), "tf-tensat")
+    assert out.count('"tf.BatchMatMulV2"') == 1 and out.count('"tf.Split"') == 1, out
+    assert f"num_split = {count}" in out and f"tensor<8x{8 * count}xf32>" in out, out
+
+
+def test_merge_refused_where_the_estimate_says_it_does_not_pay() -> None:
+    """4096 rows: the Split's copy of a [4096, 768] output costs more than two calls save."""
+    rows, k = 4096, 8
+    assert tensat.merge_cost("BatchMatMulV2", rows, (256,) * 3)[1] > tensat.merge_cost("BatchMatMulV2", rows,
+                                                                                     (256,) * 3)[0]
+    out = _run(_projections(rows, k, (256,) * 3), "tf-tensat")
+    assert '"tf.Split"' not in out and out.count('"tf.BatchMatMulV2"') == 3
+
+
+def test_merge_cost_is_monotone_in_rows() -> None:
+    gains = [tensat.merge_cost("BatchMatMulV2", m, (256,) * 3) for m in (1, 16, 128, 512, 4096)]
+    assert [apart - merged for apart, merged in gains] == sorted((apart - merged for apart, merged in gains),
+                                                                 reverse=True)
+
+
+def test_weights_of_two_shapes_are_not_merged() -> None:
+    out = _run(_projections(4, 8, (8, 4)), "tf-tensat")
+    assert '"tf.Split"' not in out
+
+
+def test_transposed_operand_is_not_merged() -> None:
+    out = _run(_projections(4, 8, (8, 8), flags="adj_x = false, adj_y = true"), "tf-tensat")
+    assert '"tf.Split"' not in out
+
+
+def test_matmul_merges_only_when_tiny() -> None:
+    """MatMul's calls are cheap: 2 rows merge, 64 rows of 128 columns do not."""
+    assert '"tf.Split"' in _sound(_projections(2, 8, (8, 8, 8), kind="MatMul"), "tf-tensat")
+    assert '"tf.Split"' not in _run(_projections(64, 8, (128, 128, 128), kind="MatMul"), "tf-tensat")
+
+
+def _gelu_module(reshape: bool, bias: bool = False, extra_use: bool = False) -> str:
+    """TensorFlow 2.21's gelu(approximate=False) of x [6, 4] times a constant [4, 8], reshaped
+    to [2, 3, 8] (Keras's Dense on 3-D input), optionally plus a per-column bias."""
+    y_t = "tensor<2x3x8xf32>" if reshape else "tensor<6x8xf32>"
+    lines = [f'  %w = "tf.Const"() {{value = {_dense((4, 8), 7)}}} : () -> tensor<4x8xf32>',
+             '  %c = "tf.MatMul"(%x, %w) {transpose_a = false, transpose_b = false} : '
+             '(tensor<6x4xf32>, tensor<4x8xf32>) -> tensor<6x8xf32>']
+    y = "%c"
+    if reshape:
+        lines += ['  %s = "tf.Const"() {value = dense<[2, 3, 8]> : tensor<3xi32>} : () -> tensor<3xi32>',
+                  f'  %r = "tf.Reshape"(%c, %s) : (tensor<6x8xf32>, tensor<3xi32>) -> {y_t}']
+        y = "%r"
+    if bias:
+        lines += [f'  %b = "tf.Const"() {{value = {_dense((8,), 3)}}} : () -> tensor<8xf32>',
+                  f'  %yb = "tf.AddV2"({y}, %b) : ({y_t}, tensor<8xf32>) -> {y_t}']
+        y = "%yb"
+    lines += ['  %h = "tf.Const"() {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>',
+              '  %k = "tf.Const"() {value = dense<0.707106769> : tensor<f32>} : () -> tensor<f32>',
+              f'  %g0 = "tf.Mul"(%h, {y}) : (tensor<f32>, {y_t}) -> {y_t}',
+              f'  %g1 = "tf.Neg"({y}) : ({y_t}) -> {y_t}',
+              f'  %g2 = "tf.Mul"(%g1, %k) : ({y_t}, tensor<f32>) -> {y_t}',
+              f'  %g3 = "tf.Erfc"(%g2) : ({y_t}) -> {y_t}',
+              f'  %g = "tf.Mul"(%g0, %g3) : ({y_t}, {y_t}) -> {y_t}']
+    c_t = "tensor<6x8xf32>"
+    returned = f"%g, %c : {y_t}, {c_t}" if extra_use else f"%g : {y_t}"
+    result_types = f"{y_t}, {c_t}" if extra_use else y_t
+    return (f"func.func @f(%x: tensor<6x4xf32>) -> ({result_types}) {{\n" + "\n".join(lines)
+            + f"\n  return {returned}\n}}\n")
+
+
+@pytest.mark.parametrize("reshape, bias", [(False, False), (True, False), (True, True)])
+def test_exact_gelu_fuses_into_the_matmul(reshape: bool, bias: bool) -> None:
+    out = _sound(_gelu_module(reshape, bias), "tf-tensat-onednn")
+    assert out.count('"tf._FusedMatMul"') == 1 and 'fused_ops = ["BiasAdd", "GeluExact"]' in out, out
+    assert '"tf.Erfc"' not in out and '"tf.MatMul"' not in out and '"tf.AddV2"' not in out, out
+    assert ('"tf.Reshape"' in out) == reshape, out
+
+
+def test_gelu_after_a_fused_bias_joins_it() -> None:
+    """After the remapper: gelu(_FusedMatMul(x, w, b) [BiasAdd]) gets [BiasAdd, GeluExact]."""
+    text = _gelu_module(False).replace(
+        '"tf.MatMul"(%x, %w) {transpose_a = false, transpose_b = false} : (tensor<6x4xf32>, tensor<4x8xf32>)',
+        '"tf._FusedMatMul"(%x, %w, %b) {transpose_a = false, transpose_b = false, fused_ops = ["BiasAdd"], '
+        'num_args = 1 : i64, epsilon = 0.0 : f32} : (tensor<6x4xf32>, tensor<4x8xf32>, tensor<8xf32>)').replace(
+        '  %c = ', f'  %b = "tf.Const"() {{value = {_dense((8,), 5)}}} : () -> tensor<8xf32>\n  %c = ')
+    out = _sound(text, "tf-tensat-onednn")
+    assert out.count('"tf._FusedMatMul"') == 1 and '"GeluExact"' in out and '"tf.Erfc"' not in out, out
+
+
+def test_gelu_is_not_fused_when_the_product_has_another_use() -> None:
+    out = _run(_gelu_module(True, extra_use=True), "tf-tensat-onednn")
+    assert '"tf._FusedMatMul"' not in out and '"tf.Erfc"' in out, out
+
+
+def test_other_constants_are_not_a_gelu() -> None:
+    out = _run(_gelu_module(False).replace("0.707106769", "0.75"), "tf-tensat-onednn")
+    assert '"tf._FusedMatMul"' not in out, out
+
+
+# ------------------------------------------------------------------ TensorFlow
+
+
+def _transformer_block_check() -> dict:
+    """In a process with oneDNN on: a Keras transformer block (multi-head attention, layer
+    norms, Dense with exact gelu), random weights and biases, frozen; egraft-opt
+    -tf-grappler="onednn=true"; TensorFlow's outputs of both on 3 seeds, and the op counts."""
+    import collections
+    import tempfile
+
+    import keras
+    import tensorflow as tf
+
+    from .keras_models import frozen
+
+    keras.utils.set_random_seed(0)
+    inp = keras.Input((16, 32))
+    a = keras.layers.MultiHeadAttention(4, 8)(inp, inp)
+    x = keras.layers.LayerNormalization()(inp + a)
+    h = keras.layers.Dense(64, activation="gelu")(x)
+    out = keras.layers.LayerNormalization()(x + keras.layers.Dense(32)(h))
+    model = keras.Model(inp, out)
+    rng = np.random.default_rng(1)
+    model.set_weights([rng.normal(0, 0.3, w.shape).astype(np.float32) for w in model.get_weights()])
+    graph, feed, fetch = frozen(model, (1, 16, 32), name="x")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "m.pb"), os.path.join(tmp, "o.pb")
+        with open(src, "wb") as f:
+            f.write(graph.SerializeToString())
+        done = subprocess.run([sys.executable, "-m", "egraft.passes.cli.main", src, f"--tf-input-arrays={feed}",
+                               f"--tf-output-arrays={fetch}", "-tf-grappler=onednn=true", "-o", dst],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        optimized = tf.compat.v1.GraphDef.FromString(open(dst, "rb").read())
+    worst = 0.0
+    for seed in range(3):
+        x = np.random.default_rng(seed).normal(size=(1, 16, 32)).astype(np.float32)
+        results = []
+        for g in (graph, optimized):
+            with tf.Graph().as_default() as tg:
+                tf.compat.v1.import_graph_def(g, name="")
+                with tf.compat.v1.Session(graph=tg) as sess:
+                    results.append(sess.run(f"{fetch}:0", {f"{feed}:0": x}))
+        np.testing.assert_allclose(results[1], results[0], rtol=1e-4, atol=1e-4)
+        worst = max(worst, float(np.max(np.abs(results[1] - results[0]))))
+    ops = collections.Counter(n.op for n in optimized.node)
+    fused = [list(n.attr["fused_ops"].list.s) for n in optimized.node if n.op == "_FusedMatMul"]
+    return {"worst": worst, "split": ops["Split"], "erfc": ops["Erfc"],
+            "gelu_fused": sum(1 for f in fused if b"GeluExact" in f)}
+
+
+@pytest.mark.tf
+def test_transformer_block_agrees_in_tensorflow_with_onednn() -> None:
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, TF_ENABLE_ONEDNN_OPTS="1", TF_CPP_MIN_LOG_LEVEL="3")
+    code = ("import json; from tests.grappler.test_tensat import _transformer_block_check; "
+            "print(json.dumps(_transformer_block_check()))")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found["split"] == 1 and found["gelu_fused"] == 1 and found["erfc"] == 0, found
