@@ -256,8 +256,8 @@ def _called(node_defs: Iterable[Any], library: dict[str, Any]) -> set[str]:
 
 def splice(original: GraphDef, optimized: GraphDef, io: GraphIO) -> GraphDef:
     """``optimized`` with the nodes of ``io.kept`` and all they reach taken from ``original`` as they
-    were (and the functions those call, from the original library), then pruned to what the
-    signatures' fetches and feeds and the kept nodes reach.
+    were (and the functions those call, from the original library), less the nodes the optimizer
+    made (names the input lacks: what an inlined restore call left) that nothing of the rest reaches.
 
     The kept nodes are the saver's, the init op's and the collections': what a TF1 loader (TensorFlow
     Serving) runs by name. Taking them from the input keeps the checkpoint's restore and the
@@ -270,7 +270,7 @@ def splice(original: GraphDef, optimized: GraphDef, io: GraphIO) -> GraphDef:
     merged: dict[str, Any] = {name: (before[name] if name in kept_set else node) for name, node in after.items()}
     for name in kept:
         merged.setdefault(name, before[name])
-    roots = [_node(t) for t in (*io.fetches, *io.feeds)] + kept
+    roots = [_node(t) for t in (*io.fetches, *io.feeds)] + kept + [name for name in after if name in before]
     live = set(_closure(merged, roots))
     out = GraphDef()
     out.CopyFrom(optimized)
