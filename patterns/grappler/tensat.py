@@ -19,6 +19,13 @@ It pays when the products are small enough that the calls saved cost more than t
 `Split`'s copy of the output (`merge_cost`, measured): x's shape must be known
 (`tf_shapes`' analysis; unknown: not merged).
 
+**Layer norm with identity parameters** (`_layer_norm_rules`). Keras's LayerNormalization
+exports as `x * s + (-m * s + beta)` with `s = Rsqrt(var + eps) * gamma`: with gamma all
+ones (or beta all zeros, Keras's initial values) the broadcast of `s` to x's full shape and
+the Mul or AddV2 by the parameter are wasted, and `(x - m) * Rsqrt(Mean(Square(x - m)) + eps)`
+computes the difference once. Taken only when a parameter is an identity (with neither, the
+rewrite has as many full-size ops and measured no gain on bert4).
+
 **Exact GELU into the contraction** (oneDNN only). TensorFlow 2.21 computes
 `gelu(y, approximate=False)` as `0.5 * y * erfc(-y * 0.70710677)`: five element-wise ops
 over the widest tensor of a transformer's feed-forward block. TensorFlow's oneDNN
@@ -41,7 +48,8 @@ them runs only where TensorFlow's oneDNN is on (TF_ENABLE_ONEDNN_OPTS=1), as Gra
 Measured on bert4 (4 layers, 128 tokens, hidden 256; `Session.run` with 2+2 threads, oneDNN
 on, 40 interleaved rounds, against Grappler's graph), each applied by hand to egraft's
 -tf-grappler output before these rules were written: Q/K/V merged 0.966 (BatchMatMulV2 form
-0.976), GELU fused 0.948, both 0.92. Tried and not kept: `_MklLayerNorm` for Keras's
+0.976), GELU fused 0.948, both 0.92; then the layer norm with identity parameters on top,
+0.87 (and 0.885 for the rules' own output; load average 3-4 on the 2 cores). Tried and not kept: `_MklLayerNorm` for Keras's
 LayerNormalization (1.05: slower), every MatMul as `_FusedMatMul` with a zero bias (0.99),
 BatchMatMulV2 with 2-D weights as Reshape + MatMul (1.00), the attention's 1/sqrt(d) scale
 folded into Wq (within noise).
@@ -340,8 +348,111 @@ def _gelu_rules() -> list[Rule]:
 
 GELU_RULES = _gelu_rules()
 
+# ------------------------------------------------------------------ layer normalization
+
+
+def _all_equal(value: float):
+    def fn(c: A.Attribute | None) -> bool:
+        return (isinstance(c, A.DenseElementsAttr) and c.element_type is _F32
+                and bool(np.all(c.to_numpy() == value)))
+    return fn
+
+
+def _shape_of(x) -> tuple[int, ...] | None:
+    t = x.type
+    if isinstance(t, T.RankedTensorType) and all(d >= 0 for d in t.shape):
+        return tuple(t.shape)
+    try:
+        from egraft.ir.semantics.tf_shapes import Shapes
+    except ImportError:
+        return None
+    found = Shapes().shape(x)
+    return tuple(found) if found is not None and all(d >= 0 for d in found) else None
+
+
+def _broadcast_keeps(x, c: A.Attribute | None) -> bool:
+    """A constant c broadcast against x leaves x's (static) shape as it is."""
+    shape = _shape_of(x)
+    if shape is None or not isinstance(c, A.DenseElementsAttr):
+        return False
+    dims = tuple(c.type.shape)
+    if len(dims) > len(shape):
+        return False
+    return all(d in (1, s) for d, s in zip(reversed(dims), reversed(shape)))
+
+
+def _uses_only(bound, *users) -> bool:
+    """Every use of bound's results is by one of `users` (matched ops)."""
+    ids = {id(u) for u in users}
+    return all(id(user) in ids for r in bound.results for user in r.uses)
+
+
+_LN_INNER = ("ln_sd", "ln_var", "ln_eps", "ln_r", "ln_xs", "ln_neg", "ln_ms", "ln_shift")
+
+
+def _layer_norm_rules() -> list[Rule]:
+    """Keras's LayerNormalization, as TensorFlow 2.21 exports it and Grappler leaves it:
+
+        m = Mean(x, axes); v = Mean(SquaredDifference(x, m), axes); s = Rsqrt(v + eps) * gamma
+        y = x * s + (-m * s + beta)
+
+    is (x - m) * Rsqrt(Mean(Square(x - m), axes) + eps) * gamma + beta, the difference computed
+    once; and where gamma is all ones or beta all zeros (what Keras initializes them to)
+    whose broadcast leaves x's shape as it is, that Mul or AddV2 goes: y = x * s + ... has
+    to broadcast s = Rsqrt(v) * gamma to the full shape of x, the rewritten form does not.
+    Only then is it taken: with neither, the rewrite has as many full-size element-wise ops
+    (measured on bert4: no gain). Regrouped float arithmetic (tagged approx); adding 0.0
+    only changes -0.0 to +0.0."""
+    x, axes, gamma, beta, eps, kd = var("x"), var("axes"), var("gamma"), var("beta"), var("eps"), var("kd")
+    mean = op("tf.Mean", x, axes, keep_dims=kd, device=_DEV).bind("ln_mean")
+    sd = op("tf.SquaredDifference", x, mean, device=_DEV).bind("ln_sd")
+    variance = op("tf.Mean", sd, axes, keep_dims=kd, device=_DEV).bind("ln_var")
+    r = op("tf.Rsqrt", op("tf.AddV2", variance, eps, device=_DEV).bind("ln_eps"), device=_DEV).bind("ln_r")
+    s = op("tf.Mul", r, gamma, device=_DEV).bind("ln_s")
+    xs = op("tf.Mul", x, s, device=_DEV).bind("ln_xs")
+    ms = op("tf.Mul", op("tf.Neg", ref("ln_mean", 0), device=_DEV).bind("ln_neg"), ref("ln_s", 0),
+            device=_DEV).bind("ln_ms")
+    source = op("tf.AddV2", xs, op("tf.AddV2", ms, beta, device=_DEV).bind("ln_shift"), device=_DEV,
+                _mlir_name=_NAME).bind("ln_out")
+    made = []
+    for keep_gamma, keep_beta in ((False, False), (True, False), (False, True)):
+        d = op("tf.Sub", x, ref("ln_mean", 0), device=_DEV, types=[type_of("x")])
+        v2 = op("tf.Mean", op("tf.Square", d, device=_DEV, types=[type_of("x")]), axes, keep_dims=kd, device=_DEV,
+                types=[type_of("ln_var")])
+        r2 = op("tf.Rsqrt", op("tf.AddV2", v2, eps, device=_DEV, types=[type_of("ln_eps")]), device=_DEV,
+                types=[type_of("ln_r")])
+        last = not keep_gamma and not keep_beta
+        y = op("tf.Mul", d, r2, device=_DEV, types=[type_of("ln_out")], **({"_mlir_name": _NAME} if last else {}))
+        if keep_gamma:
+            y = op("tf.Mul", y, gamma, device=_DEV, types=[type_of("ln_out")], _mlir_name=_NAME)
+        if keep_beta:
+            y = op("tf.AddV2", y, beta, device=_DEV, types=[type_of("ln_out")], _mlir_name=_NAME)
+        where = [pred("x is float32", _is_f32, type_of("x")),
+                 pred("m is used by the layer norm only", lambda o, a, b: _uses_only(o, a, b), var("ln_mean"),
+                      var("ln_sd"), var("ln_neg")),
+                 pred("s is used by the layer norm only", lambda o, a, b: _uses_only(o, a, b), var("ln_s"),
+                      var("ln_xs"), var("ln_ms")),
+                 pred("the inner values have one use each", _single_use, *map(var, _LN_INNER)),
+                 pred("gamma is " + ("not all ones" if keep_gamma else "all ones, broadcast within x's shape"),
+                      (lambda xv, c: not _all_equal(1.0)(c)) if keep_gamma
+                      else (lambda xv, c: _all_equal(1.0)(c) and _broadcast_keeps(xv, c)), x, const_of("gamma")),
+                 pred("beta is " + ("not all zeros" if keep_beta else "all zeros, broadcast within x's shape"),
+                      (lambda xv, c: not _all_equal(0.0)(c)) if keep_beta
+                      else (lambda xv, c: _all_equal(0.0)(c) and _broadcast_keeps(xv, c)), x, const_of("beta")),
+                 pred("the mean keeps its axes (keep_dims)", lambda k: k == A.TRUE, kd)]
+        name = "layer-norm" + ("-gamma" if keep_gamma else "") + ("-beta" if keep_beta else "")
+        made.append(rule(name, source, y, where=where, tags=_APPROX, commutative=True,
+                         doc="Keras's layer norm as (x - m) * rsqrt(var + eps)"
+                             + (" * gamma" if keep_gamma else ", gamma all ones dropped")
+                             + (" + beta" if keep_beta else ", beta all zeros dropped")))
+    return made
+
+
+LAYER_NORM_RULES = _layer_norm_rules()
+
 register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
-                  "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules)",
-                  greedy_rules=MERGE_RULES)
+                  "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules); Keras's "
+                  "layer norm without its identity gamma/beta",
+                  greedy_rules=MERGE_RULES + LAYER_NORM_RULES)
 register_rule_set("tf-tensat-onednn", (), "TensorFlow's exact gelu after a MatMul into oneDNN's _FusedMatMul "
                   "[BiasAdd, GeluExact] (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES)
