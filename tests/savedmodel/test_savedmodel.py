@@ -231,3 +231,22 @@ def test_splice_restores_the_kept_closure(case: tuple[GraphDef, list[str], set[s
         else:
             assert node.op in ("Changed", "New")
         assert all(sm._node(i) in names for i in node.input)
+
+
+def test_in_place_and_without_tensorflow(tmp_path: Path) -> None:
+    """`-o` may name the input directory (it is read whole before the swap); the SavedModel path
+    imports no TensorFlow (a fresh interpreter, which a test process that loaded TF cannot show)."""
+    import subprocess
+    import sys
+
+    model = write_model(tmp_path / "model")
+    variables = (model / "variables" / "variables.data-00000-of-00001").read_bytes()
+    script = ("import sys; from egraft.passes.cli.main import main; "
+              f"code = main([{str(model)!r}, '-tf-grappler', '-o', {str(model)!r}]); "
+              "print(code, 'tensorflow' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["0", "False"], done.stderr
+    assert (model / "variables" / "variables.data-00000-of-00001").read_bytes() == variables
+    _, nodes = graph_of(model)
+    assert "dead" not in nodes and not (model / sm.FINGERPRINT).exists()
+    assert sorted(os.listdir(tmp_path)) == ["model"]
