@@ -7,7 +7,9 @@ state, so they are a structural step (`tf-executor-canonical`, declared by the
 rules. Each is sound under the executor's deadness:
 
 * **empty graph** (only a fetch): its results are the fetched values.
-* **single-island graph** (an island without control operands, and a fetch):
+* **single-island graph** (an island without control operands, and a fetch without
+  control operands: a fetched control is a control output, whose node the export must
+  rebuild from the graph, as the island's ops would lose it once inlined):
   the island's ops run in the enclosing block; results are the fetched values
   through the yield. No op inside an island produces deadness (only
   `tf_executor.Switch`-like ops do, and they are graph-level), so nothing dead
@@ -133,8 +135,8 @@ def _graph(graph: Operation) -> bool:
     island = body[0]
     inner = _body(island)
     yield_op = inner[-1]
-    if any(is_control(v.type) and v is not island.results[-1] for v in fetch.operands):
-        return False
+    if any(is_control(v.type) for v in fetch.operands):
+        return False  # a control output (even the island's own) names what must run: no graph, no name
     mapping = {r: v for r, v in zip(island.results[:-1], yield_op.operands)}
     for op in inner[:-1]:
         op.move_before(graph)
