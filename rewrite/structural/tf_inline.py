@@ -34,11 +34,12 @@ stated here; TF's code was read, not copied):
 
 **How.** Two forms, both sound under the executor's semantics:
 
-* *splice*: when the callee's body has no control edges (no island with control operands,
-  no control results; or no graph at all, the canonicalization having inlined its one
-  island), its ops are cloned into the call's island (or function body) right before the
-  call, arguments mapped to the call's operands. Ops of one island have no order among
-  them but data, which is all the callee had.
+* *splice*: when the callee has no effects, or its body has no control edges (no island
+  with control operands, no control results; or no graph at all, the canonicalization
+  having inlined its one island), its ops are cloned into the call's island (or function
+  body) right before the call, arguments mapped to the call's operands. Ops of one island
+  have no order among them but data; in a body without v1 control flow (nothing dead) and
+  without effects, control edges order nothing observable.
 * *islands*: otherwise the callee's islands are cloned into the caller's graph before the
   call's island, each also waiting on the call island's control operands (Grappler's
   ``input_control_node``); the call island waits on the callee's control results and on the
@@ -301,10 +302,11 @@ class Inliner:
     # ---------------------------------------------------------------- driver
 
     def run(self, rounds: int = 16) -> int:
-        """Inline until no call is left that may be (each round may expose nested calls)."""
+        """Inline until no call is left that may be, callees first (a round may expose calls
+        nested in folded branches)."""
         for _ in range(rounds):
             changed = False
-            for func in list(self.funcs.values()):
+            for func in self._callees_first():
                 if func.parent is None:
                     continue
                 for op in [o for o in func.walk() if o.name.startswith("tf.") and o is not func]:
@@ -313,6 +315,25 @@ class Inliner:
             if not changed:
                 break
         return self.inlined
+
+    def _callees_first(self) -> list[Operation]:
+        """The functions, each after those it refers to (cycles broken anywhere): a body is
+        inlined once its own calls are."""
+        order: list[Operation] = []
+        seen: set[str] = set()
+        for root in self.funcs:
+            stack = [(root, iter(sorted(self.refs.get(root, ()))))]
+            seen.add(root)
+            while stack:
+                name, children = stack[-1]
+                child = next(children, None)
+                if child is None:
+                    stack.pop()
+                    order.append(self.funcs[name])
+                elif child not in seen:
+                    seen.add(child)
+                    stack.append((child, iter(sorted(self.refs.get(child, ())))))
+        return order
 
     def try_inline(self, call: Operation) -> bool:
         found = self.callee(call)
@@ -339,7 +360,7 @@ class Inliner:
         pure = self.pure(name)
         if not pure and (island is None or not island.results[-1].uses or not _effects_returned(inner)):
             return False
-        splice = not graphs or (not any(_controls(o) for o in inner)
+        splice = not graphs or pure or (not any(_controls(o) for o in inner)
                                 and not _controls(inner[-1]) and not any(o.name == "tf_executor.ControlTrigger"
                                                                          for o in inner))
         args = list(call.operands[1:] if call.name in IFS or call.name in CASES else call.operands)
