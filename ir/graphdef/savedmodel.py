@@ -38,6 +38,7 @@ import attrs
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
 from google.protobuf.message import DecodeError, EncodeError, Message
 from tensorboard.compat.proto import meta_graph_pb2
+from tensorboard.compat.proto.saver_pb2 import SaverDef
 from tensorboard.compat.proto.variable_pb2 import VariableDef
 
 from egraft.ir.core import attributes as A
@@ -58,6 +59,11 @@ INIT_OP_SIGNATURE = "__saved_model_init_op"
 #: TF1 collections of VariableDefs (``ops.GraphKeys``), whose tensors and ops a TF1 loader looks up.
 VARIABLE_COLLECTIONS = ("variables", "trainable_variables", "local_variables", "model_variables",
                         "moving_average_variables", "metric_variables", "concatenated_variables")
+#: TF1 collections of v1 control-flow contexts (CondContextDef, WhileContextDef): Python-side records of
+#: which tensors a tf.cond/tf.while_loop made, for extending the graph (gradients), not for running it.
+#: A TF1 loader looks up every name they hold, and the optimizer renames and removes such nodes, so
+#: the writer drops them.
+CONTROL_FLOW_COLLECTIONS = ("cond_context", "while_context")
 #: The attribute marking a public function (kept by name and signature).
 PUBLIC_ATTR = "tf_saved_model.exported_names"
 
@@ -212,6 +218,13 @@ def kept_nodes(meta_graph: MetaGraphDef, source: str) -> tuple[str, ...]:
         kind = collection.WhichOneof("kind")
         if kind == "node_list":
             names += collection.node_list.value
+        elif kind == "bytes_list" and key == "savers":
+            for data in collection.bytes_list.value:
+                try:
+                    other = SaverDef.FromString(data)
+                except DecodeError:
+                    raise GraphDefError(source, "collection 'savers' holds a value that is not a SaverDef") from None
+                names += [other.filename_tensor_name, other.save_tensor_name, other.restore_op_name]
         elif kind == "bytes_list" and key in VARIABLE_COLLECTIONS:
             for data in collection.bytes_list.value:
                 try:
@@ -320,7 +333,7 @@ def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence
     """A copy of ``saved`` whose MetaGraphDef ``index`` has ``graph`` (spliced into the original
     with ``io``'s kept nodes, :func:`splice`; the library's gradients registered by name are kept
     when the new library has none) and, if ``signatures`` is given, only those signatures (and the
-    init op's)."""
+    init op's). With ``io``, the v1 control-flow collections go (:data:`CONTROL_FLOW_COLLECTIONS`)."""
     out = saved_model_class()()
     out.CopyFrom(saved)
     meta = out.meta_graphs[index]
@@ -328,6 +341,10 @@ def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence
     meta.graph_def.CopyFrom(splice(meta.graph_def, graph, io) if io is not None else graph)
     if old_gradients and not meta.graph_def.library.registered_gradients:
         meta.graph_def.library.registered_gradients.extend(old_gradients)
+    if io is not None:
+        for key in CONTROL_FLOW_COLLECTIONS:
+            if key in meta.collection_def:
+                del meta.collection_def[key]
     if signatures is not None:
         keep = set(signatures) | {INIT_OP_SIGNATURE}
         for key in [k for k in meta.signature_def if k not in keep]:

@@ -108,7 +108,37 @@ def tf1_builder(path: Path) -> None:
             builder.save()
 
 
+def tf1_control_flow(path: Path) -> None:
+    """A TF1 SavedModel with v1 control flow (Switch/Merge, Enter/Exit/NextIteration: control flow v2
+    off): a tf.cond on a fed predicate, one on a constant, and a tf.while_loop; its collections hold
+    the cond and while contexts a TF1 loader rebuilds."""
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.disable_control_flow_v2()
+        try:
+            x = v1.placeholder(tf.float32, [None, 4], name="x")
+            rng = np.random.default_rng(9)
+            w = v1.get_variable("w", initializer=rng.normal(size=(4, 3)).astype(np.float32), use_resource=True)
+            h = tf.matmul(x, w)
+            y = tf.cond(tf.reduce_sum(x) > 0, lambda: h * 2.0, lambda: h - 1.0)
+            y = tf.cond(tf.constant(True), lambda: y + 0.5, lambda: y * 0.0)
+            _, y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + 1.0), [tf.constant(0), y])
+            y = tf.identity(y, name="y")
+            with v1.Session(graph=graph) as sess:
+                sess.run(v1.global_variables_initializer())
+                builder = v1.saved_model.Builder(str(path))
+                signature = v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+                builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"serving_default": signature})
+                builder.save()
+        finally:
+            v1.enable_control_flow_v2()
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
+    "tf1_control_flow": tf1_control_flow,
     "keras_cnn": keras_cnn,
     "two_signatures": two_signatures,
     "tf1_builder": tf1_builder,

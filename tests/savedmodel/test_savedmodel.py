@@ -56,6 +56,8 @@ def write_model(root: Path, text: bool = False) -> Path:
     _signature(meta, "negate", "x:0", "z:0")
     meta.signature_def[sm.INIT_OP_SIGNATURE].outputs[sm.INIT_OP_SIGNATURE].name = "init_op"
     meta.object_graph_def.concrete_functions["__inference_f_1"].SetInParent()
+    meta.collection_def["cond_context"].bytes_list.value.append(b"\n\x0bcond/pred_id")  # names a node to go
+    meta.collection_def["my_ops"].node_list.value.append("init_copy")
     root.mkdir()
     name = sm.SAVED_MODEL_PBTXT if text else sm.SAVED_MODEL_PB
     (root / name).write_bytes(sm.serialize(saved, name, text=text))
@@ -98,6 +100,7 @@ def test_optimized_directory_keeps_files_and_what_loaders_need(tmp_path: Path) -
     assert "AddV2" not in {n.op for n in nodes.values()} and "dead" not in nodes and "z" not in nodes
     assert list(nodes["init_op"].input) == ["^init_copy"]
     assert sm.user_signatures(meta) == ["serving_default"] and sm.INIT_OP_SIGNATURE in meta.signature_def
+    assert list(meta.collection_def) == ["my_ops"]  # the v1 control-flow contexts go
     assert "signature 'negate' is not in the output" in err
     # The object graph's function is public: kept though nothing calls it.
     assert [f.signature.name for f in meta.graph_def.library.function] == ["__inference_f_1"]
