@@ -146,7 +146,7 @@ def histogram_diff(before: collections.Counter, after: collections.Counter) -> d
 
 
 def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, runs: int = 50,
-            timeout: float = 900) -> dict:
+            timeout: float = 900, inference_seconds: float = 0.0) -> dict:
     """The comparison for one model (see the module docstring), as a JSON-able dict."""
     started = time.perf_counter()
     inputs, fetches = [f["name"] for f in model.feeds], list(model.fetches)
@@ -198,8 +198,9 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
                     if name == "original" or not {"missing", "error"} & set(result["equivalence"][name])}
         tensors = [f if ":" in f else f + ":0" for f in fetches]
         result["inference"] = tf_side.time_inference(runnable, tensors, tf_side.random_feeds(model.feeds, 0), runs,
-                                                     baseline="grappler" if "grappler" in runnable else "original")
-        result["inference_runs"] = runs
+                                                     baseline="grappler" if "grappler" in runnable else "original",
+                                                     seconds=inference_seconds)
+        result["inference_runs"] = result["inference"]["original"]["runs"]
     finally:
         for runner in runners.values():
             runner.close()

@@ -100,10 +100,14 @@ def predicted(r: dict) -> str:
 
 
 def _ratio(entry: dict | None) -> str:
+    """Wall: ×median (interval), then the CPU-time ratio likewise, and the rounds."""
     if entry is None:
         return "–"
     spread = f" ({entry['ratio_low']:.2f}–{entry['ratio_high']:.2f})" if "ratio_high" in entry else ""
-    return f"×{entry['paired_ratio']:.2f}{spread}"
+    cpu = (f"; CPU ×{entry['cpu_ratio']:.2f} ({entry['cpu_ratio_low']:.2f}–{entry['cpu_ratio_high']:.2f})"
+           if "cpu_ratio" in entry else "")
+    rounds = f"; {entry['runs']} rounds" if "runs" in entry else ""
+    return f"×{entry['paired_ratio']:.2f}{spread}{cpu}{rounds}"
 
 
 def _row(r: dict, with_prediction: bool = True) -> str:
@@ -142,7 +146,7 @@ def tables(results: list[dict], pending: list[str]) -> str:
     with_prediction = any(predicted(r) != "–" for r in results)
     lines = [
         "| model | nodes (main+functions) | Grappler | egraft | nodes ≤ | egraft = original | Grappler = original "
-        "| outputs | inference ms: original / Grappler / egraft | egraft÷Grappler, paired (95% CI) | inference ≤ "
+        "| outputs | inference ms: original / Grappler / egraft | egraft÷Grappler, paired: wall (95% CI); CPU | inference ≤ "
         "| ≤ 0.9× | " + ("predicted ms: original / Grappler / egraft | " if with_prediction else "")
         + "Grappler CPU s (wall) | egraft CPU s (wall) | of which pass | egraft-opt process | time ≤ |",
         "|---|---:|---:|---:|---|---|---|---|---|---|---|---|" + ("---|" if with_prediction else "")

@@ -159,7 +159,8 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
         f"and in every function call's `config_proto` (what runs is the graph handed in; TF's own lowering of "
         f"If/While and inlining of calls at graph construction still happen, alike for the three), 2 intra- and "
         f"2 inter-op threads for all three graphs, {settings['warmup']} warm-up runs each, then {settings['runs']} "
-        f"rounds in which the three graphs take turns (order rotating), one process; median wall ms, and the "
+        f"rounds (and more, up to 2000, until {settings.get('inference_seconds', 0):g} s have passed: the rounds "
+        f"column) in which the three graphs take turns (order rotating), one process; median wall ms, and the "
         f"median of the per-round ratio egraft÷Grappler with a distribution-free 95% confidence interval of that "
         f"median (order statistics): \"inference ≤\" is yes when the whole interval is ≤ 1, **no** when it is "
         f"all above, noise when it holds 1; \"≤ 0.9×\" likewise against 0.9.",
@@ -180,7 +181,10 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"folder of make_graphs.py's <model>.pb/.json (default {models.default_graphs()})")
     ap.add_argument("--options", default="", help="tf-grappler options, e.g. 'constant-folding=true'")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs of each optimizer (after a warm-up)")
-    ap.add_argument("--runs", type=int, default=50, help="timed inference rounds")
+    ap.add_argument("--runs", type=int, default=50, help="timed inference rounds (at least)")
+    ap.add_argument("--inference-seconds", type=float, default=10.0,
+                    help="more rounds (up to 2000) while fewer seconds than this have passed: small graphs' "
+                         "ratios get narrow intervals for little time")
     ap.add_argument("--timeout", type=float, default=900, help="seconds for each egraft process")
     ap.add_argument("--onednn", choices=("on", "off"), default="on",
                     help="TF_ENABLE_ONEDNN_OPTS for Grappler and the sessions (default on: the issue's Grappler "
@@ -210,13 +214,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
+                "inference_seconds": args.inference_seconds,
                 "onednn": args.onednn, "uncommitted": _uncommitted()}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
     notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
     load, results = [_uptime()], []
     for i, model in enumerate(chosen):
         print(f"[{datetime.datetime.now():%H:%M:%S}] {model.name} ...", flush=True)
-        results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout))
+        results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout,
+                                       args.inference_seconds))
         results[-1]["measured"] = f"{datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC at {_commit()[:7]}"
         done = {r["model"] for r in results}
         kept = [r for r in previous if r["model"] not in done]  # --merge: earlier results until re-measured

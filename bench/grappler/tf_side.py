@@ -222,31 +222,42 @@ class Runner:
 
 
 def time_inference(runners: dict[str, Runner], tensors: Sequence[str], feed: dict[str, np.ndarray],
-                   runs: int = 50, warmup: int = 5, baseline: str | None = None) -> dict[str, dict]:
-    """Per runner: median wall and CPU milliseconds of ``runs`` ``Session.run`` calls after
-    ``warmup`` untimed ones. The runners take turns within each round (the order rotating
-    each round), so a change in the machine's load falls on all of them alike; the median
-    of each round's ratio to ``baseline`` (default: the first runner) is given too."""
+                   runs: int = 50, warmup: int = 5, baseline: str | None = None, seconds: float = 0.0,
+                   max_runs: int = 2000) -> dict[str, dict]:
+    """Per runner: median wall and CPU milliseconds of the timed ``Session.run`` calls after
+    ``warmup`` untimed ones: ``runs`` rounds, and more while fewer than ``seconds`` have passed
+    (at most ``max_runs``: a graph of 0.3 ms gets thousands of rounds, one of 300 ms its 50).
+    The runners take turns within each round (the order rotating each round), so a change in
+    the machine's load falls on all of them alike; the median of each round's ratio to
+    ``baseline`` (default: the first runner), wall and CPU (``process_time``, TF's threads
+    included), with a 95% interval of each median (:func:`median_interval`)."""
     names = list(runners)
     for _ in range(warmup):
         for name in names:
             runners[name].run(tensors, feed)
     wall = {name: [] for name in names}
     cpu = {name: [] for name in names}
-    for r in range(runs):
+    started, r = time.perf_counter(), 0
+    while r < runs or (time.perf_counter() - started < seconds and r < max_runs):
         for name in names[r % len(names):] + names[:r % len(names)]:
             start, used = time.perf_counter(), time.process_time()
             runners[name].run(tensors, feed)
             wall[name].append(time.perf_counter() - start)
             cpu[name].append(time.process_time() - used)
-    base = wall[baseline or names[0]]
+        r += 1
+    base, base_cpu = wall[baseline or names[0]], cpu[baseline or names[0]]
     out = {}
     for name in names:
         ratios = [a / b for a, b in zip(wall[name], base)]
+        cpu_ratios = [a / b for a, b in zip(cpu[name], base_cpu) if b > 0]
         low, high = median_interval(ratios)
         out[name] = {"median_ms": 1e3 * statistics.median(wall[name]),
                      "cpu_median_ms": 1e3 * statistics.median(cpu[name]), "min_ms": 1e3 * min(wall[name]),
-                     "paired_ratio": statistics.median(ratios), "ratio_low": low, "ratio_high": high}
+                     "paired_ratio": statistics.median(ratios), "ratio_low": low, "ratio_high": high,
+                     "runs": len(ratios)}
+        if cpu_ratios:
+            cpu_low, cpu_high = median_interval(cpu_ratios)
+            out[name].update(cpu_ratio=statistics.median(cpu_ratios), cpu_ratio_low=cpu_low, cpu_ratio_high=cpu_high)
     return out
 
 
