@@ -129,3 +129,12 @@ def _batch_norm_ex(interp: Interpreter, op: Operation, args: list) -> list[np.nd
         y = y + s
     outs[0] = ACTIVATIONS[mode](y, 0.2) if mode != "Identity" else y
     return outs
+
+
+@evaluator("tf._MklSwish")
+def _mkl_swish(interp: Interpreter, op: Operation, args: list) -> np.ndarray:
+    """oneDNN's swish, x * sigmoid(x) (Grappler's remapper makes it of Mul(x, Sigmoid(x)))."""
+    x = args[0]
+    if x.dtype.kind != "f":
+        raise Unsupported(f"_MklSwish on {x.dtype}")
+    return (x * (1 / (1 + np.exp(-x)))).astype(x.dtype, copy=False)
