@@ -137,7 +137,31 @@ def tf1_control_flow(path: Path) -> None:
             v1.enable_control_flow_v2()
 
 
+def tf2_control_flow(path: Path) -> None:
+    """A tf.Module whose signature holds v2 control flow (If/While with branch and body functions in
+    the library): a tf.cond on a fed predicate, one on a constant, a tf.while_loop reading a variable."""
+    import tensorflow as tf
+
+    class Flow(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = tf.Variable(np.random.default_rng(11).normal(size=(4, 4)).astype(np.float32), name="w")
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32, name="x")])
+        def run(self, x: Any) -> Any:
+            h = tf.matmul(x, self.w)
+            h = tf.cond(tf.reduce_sum(x) > 0, lambda: tf.nn.relu(h), lambda: h * 2.0)
+            h = tf.cond(tf.constant(True), lambda: h + 1.0, lambda: h - 1.0)
+            _, h = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, tf.matmul(a, self.w) * 0.5),
+                                 [tf.constant(0), h])
+            return {"y": h}
+
+    module = Flow()
+    tf.saved_model.save(module, str(path), signatures={"serving_default": module.run})
+
+
 BUILDERS: dict[str, Callable[[Path], None]] = {
+    "tf2_control_flow": tf2_control_flow,
     "tf1_control_flow": tf1_control_flow,
     "keras_cnn": keras_cnn,
     "two_signatures": two_signatures,
