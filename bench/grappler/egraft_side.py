@@ -103,10 +103,14 @@ def time_in_process(pb: Path, inputs: Sequence[str], fetches: Sequence[str], opt
                     timeout: float) -> dict:
     """Import + tf-grappler + export, bytes to bytes, in a fresh process: medians of ``repeat``
     runs after one warm-up, wall and CPU, for the whole and for the pass alone; or ``error``."""
-    argv = [sys.executable, __file__, str(pb), "--inputs", ",".join(inputs), "--outputs", ",".join(fetches),
-            "--options", options, "--repeat", str(repeat)]
+    return _json_child([str(pb), "--inputs", ",".join(inputs), "--outputs", ",".join(fetches), "--options",
+                        options, "--repeat", str(repeat)], timeout)
+
+
+def _json_child(args: list[str], timeout: float) -> dict:
+    """``python egraft_side.py ARGS``: the JSON line it prints last, or ``{"error": ...}``."""
     try:
-        proc, _, _ = _run_timed(argv, timeout)
+        proc, _, _ = _run_timed([sys.executable, __file__, *args], timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     if proc.returncode:
@@ -163,14 +167,7 @@ def predict(paths: dict[str, Path], timeout: float) -> dict:
     """``tf_cost.predict_ms`` of each graph (a .pb, or a SavedModel directory: its serving
     MetaGraphDef's graph), in one process without TensorFlow: name -> predicted ms, or
     ``{"error": ...}`` for the whole or ``{name: "error: ..."}`` for one graph."""
-    argv = [sys.executable, __file__, "--predict", *(f"{name}={path}" for name, path in paths.items())]
-    try:
-        proc, _, _ = _run_timed(argv, timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    if proc.returncode:
-        return {"error": _failure(proc)}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return _json_child(["--predict", *(f"{name}={path}" for name, path in paths.items())], timeout)
 
 
 def _predict_child(argv: list[str]) -> int:
