@@ -88,7 +88,8 @@ def _nodes(r: dict, name: str) -> str:
 
 
 def _ms(value) -> str:
-    return f"{value:.1f}" if isinstance(value, (int, float)) else "err"
+    """Milliseconds: one decimal from 10 ms, two below (the function-library models run in 0.3 ms)."""
+    return (f"{value:.1f}" if value >= 10 else f"{value:.2f}") if isinstance(value, (int, float)) else "err"
 
 
 def predicted(r: dict) -> str:
@@ -113,7 +114,7 @@ def _ratio(entry: dict | None) -> str:
 def _row(r: dict, with_prediction: bool = True) -> str:
     t, eq, inf = targets(r), r["equivalence"], r["inference"]
     eg, opt, gr = r["egraft"], r["egraft_opt"], r["grappler"]
-    ms = [f"{inf[k]['median_ms']:.1f}" if k in inf else "–" for k in ("original", "grappler", "egraft")]
+    ms = [_ms(inf[k]["median_ms"]) if k in inf else "–" for k in ("original", "grappler", "egraft")]
     return (f"| {r['model']} | {_nodes(r, 'original')} | {_nodes(r, 'grappler')} | {_nodes(r, 'egraft')} "
             f"| {_mark(t['nodes'])} | {_equiv(eq.get('egraft'))} | {_equiv(eq.get('grappler'))} "
             f"| {_mark(t['outputs'])} | {' / '.join(ms)} | {_ratio(inf.get('egraft'))} | {_mark(t['inference'])} "
@@ -141,6 +142,36 @@ def family_table(results: list[dict]) -> list[str]:
               + " |" for model, per in sums.items())]
 
 
+def prediction_table(results: list[dict]) -> list[str]:
+    """Issue #13 §4, where the cost model is wrong: per model and graph, predicted ÷ measured
+    (median wall ms), and whether the prediction orders egraft and Grappler as the runs do
+    (the runs' order: the paired ratio's interval; "–" when the interval holds 1)."""
+    rows = []
+    for r in results:
+        pred, inf = r.get("predicted_ms") or {}, r.get("inference", {})
+        if "error" in pred or not pred:
+            continue
+        cells = []
+        for name in ("original", "grappler", "egraft"):
+            value, measured = pred.get(name), inf.get(name, {}).get("median_ms")
+            cells.append(f"{_ms(value)} / {_ms(measured)} = ×{value / measured:.2f}"
+                         if isinstance(value, (int, float)) and measured else "–")
+        order = "–"
+        if isinstance(pred.get("egraft"), (int, float)) and isinstance(pred.get("grappler"), (int, float)):
+            verdict = targets(r)["inference"]
+            if verdict in (True, False):
+                predicted_faster = pred["egraft"] < pred["grappler"]
+                order = "yes" if predicted_faster == (inf["egraft"]["ratio_high"] < 1) else "**no**"
+        rows.append(f"| {r['model']} | {' | '.join(cells)} | {order} |")
+    if not rows:
+        return []
+    return ["Predicted (`tf_cost.predict_ms`, serial sum over every op of the graph and its functions) against "
+            "measured (median wall ms of the runs above), and whether the prediction orders egraft and Grappler "
+            "as the runs do:", "",
+            "| model | original: predicted / measured | Grappler | egraft | same order |", "|---|---|---|---|---|",
+            *rows]
+
+
 def tables(results: list[dict], pending: list[str]) -> str:
     """The targets table, the histogram table and what failed or did not run."""
     with_prediction = any(predicted(r) != "–" for r in results)
@@ -161,6 +192,9 @@ def tables(results: list[dict], pending: list[str]) -> str:
           for r in results),
     ]
     lines += ["", *family_table(results)]
+    predicted_rows = prediction_table(results)
+    if predicted_rows:
+        lines += ["", *predicted_rows]
     keys = ("outputs", "inference", "inference_0.9", "nodes", "time")
     missed = {key: [r["model"] for r in results if targets(r)[key] is False] for key in keys}
     noise = {key: [r["model"] for r in results if targets(r)[key] == "noise"] for key in keys}
