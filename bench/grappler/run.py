@@ -129,7 +129,7 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
     spread = f"1-minute load average during the models: {min(loads):.1f} to {max(loads):.1f}" if loads else ""
     return "\n".join([
         "# `-tf-grappler` against Grappler (issues #12 and #13, Measured)", "",
-        f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{_commit()}`"
+        f"Command: `python bench/grappler/run.py {shlex.join(argv)}`, at `{settings.get('commit') or _commit()}`"
         + (f", with uncommitted changes to {', '.join(f'`{p}`' for p in settings['uncommitted'])}."
            if settings["uncommitted"] else "."),
         f"Machine: {platform.machine()}, 2 cores shared with the other engineers, TensorFlow "
@@ -189,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--onednn", choices=("on", "off"), default="on",
                     help="TF_ENABLE_ONEDNN_OPTS for Grappler and the sessions (default on: the issue's Grappler "
                          "figures, its remapper's oneDNN fusions; this TensorFlow build's own default is off)")
+    ap.add_argument("--render", action="store_true",
+                    help=f"measure nothing: rewrite results.md from {RESULTS_JSON.relative_to(REPO)} (after a change "
+                         f"of the report's format)")
     ap.add_argument("--pipeline", help="run the older comparison of this egraft pipeline instead")
     ap.add_argument("--form", choices=("tf_executor", "tfg", "grappler"), default="tf_executor",
                     help="with --pipeline: the dialect the pipeline runs on")
@@ -199,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1" if args.onednn == "on" else "0"
     if args.pipeline:
         return run_pipeline_comparison(args, names)
+    if args.render:
+        saved = json.loads(RESULTS_JSON.read_text())
+        notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
+        header = _header(saved["settings"].get("argv", []), saved["settings"], saved["load"], saved["results"])
+        RESULTS.write_text(report.document(header, saved["results"], [], notes))
+        return 0
 
     import measure
 
@@ -214,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
-                "inference_seconds": args.inference_seconds,
+                "inference_seconds": args.inference_seconds, "argv": argv, "commit": _commit(),
                 "onednn": args.onednn, "uncommitted": _uncommitted()}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
     notes = RESULTS.read_text().partition(report.NOTES_MARKER)[2].lstrip("\n") if RESULTS.exists() else ""
