@@ -248,9 +248,9 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
         return 0
     if inv.input != "-" and Path(inv.input).is_dir():
         return _run_saved_model(inv, stdout, stderr)
-    if inv.savedmodel_signatures is not None or inv.savedmodel_tags is not None:
-        stderr.write(f"{TOOL}: error: --tf-savedmodel-signature and --tf-savedmodel-tags apply to a SavedModel "
-                     f"directory input, and '{inv.input}' is not a directory\n")
+    if inv.savedmodel_signatures is not None or inv.savedmodel_tags is not None or inv.output_format == "savedmodel":
+        stderr.write(f"{TOOL}: error: --tf-savedmodel-signature, --tf-savedmodel-tags and --output-format=savedmodel "
+                     f"apply to a SavedModel directory input, and '{inv.input}' is not a directory\n")
         return 1
     try:
         data = stdin() if inv.input == "-" else Path(inv.input).read_bytes()
@@ -287,6 +287,8 @@ def _run_saved_model(inv: Invocation, stdout: TextIO, stderr: TextIO) -> int:
     known = [ext for fmt in FORMATS.values() for ext in fmt.extensions]
     output_file: OutputFile | OutputDirectory | None = None
     try:
+        if inv.output_format == "savedmodel" and inv.output in (None, "-"):
+            raise ValueError("--output-format=savedmodel writes a directory: give it with -o DIR")
         if output_is_directory(inv.output, inv.output_format, known):
             out_fmt = saved.output_format
             if inv.emit not in (None, "graphdef"):

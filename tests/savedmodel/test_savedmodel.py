@@ -163,7 +163,9 @@ def test_not_a_savedmodel(tmp_path: Path) -> None:
     assert code == 1 and "bad/saved_model.pb: error: not a binary SavedModel: Error parsing message with type " \
                          "'tensorflow.SavedModel'" in err
     code, _, err = run(str(tmp_path / "bad" / "saved_model.pb"), "--tf-savedmodel-signature=a")
-    assert code == 1 and "--tf-savedmodel-signature and --tf-savedmodel-tags apply to a SavedModel directory" in err
+    assert code == 1 and "--output-format=savedmodel apply to a SavedModel directory input, and " in err
+    code, _, err = run(str(tmp_path / "bad" / "saved_model.pb"), "--output-format=savedmodel", "-o", "x")
+    assert code == 1 and "--output-format=savedmodel apply to a SavedModel directory input, and " in err
     assert sorted(os.listdir(tmp_path)) == ["bad", "empty"]
 
 
@@ -187,6 +189,8 @@ def test_output_directory_replaced_whole_or_refused(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     code, _, err = run(str(model), "--output-format=savedmodel", "-o", str(tmp_path / "file"))
     assert code == 1 and "it exists and is not a directory" in err
+    code, out, err = run(str(model), "--output-format=savedmodel")
+    assert (code, out) == (1, "") and "error: --output-format=savedmodel writes a directory: give it with -o DIR" in err
 
 
 @st.composite
