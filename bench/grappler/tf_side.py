@@ -34,6 +34,7 @@ from typing import Sequence
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
+from paired_stats import median_interval  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.framework import graph_pb2  # noqa: E402
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2, saved_model_pb2  # noqa: E402
@@ -259,24 +260,6 @@ def time_inference(runners: dict[str, Runner], tensors: Sequence[str], feed: dic
             cpu_low, cpu_high = median_interval(cpu_ratios)
             out[name].update(cpu_ratio=statistics.median(cpu_ratios), cpu_ratio_low=cpu_low, cpu_ratio_high=cpu_high)
     return out
-
-
-def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """A distribution-free confidence interval (at least ``level``) of the median of ``values``:
-    the j-th smallest and the j-th largest, j the largest with 2 P(Bin(n, 1/2) < j) <= 1 - level
-    (the count of values below the median is binomial). n = 50: the 18th and 33rd of 50 sorted
-    (96.7%). Fewer than 6 values: the whole range."""
-    import math
-
-    ordered = sorted(values)
-    n = len(ordered)
-    below, j = 0.0, 0
-    while j < n // 2:
-        below += math.comb(n, j) / 2 ** n  # P(X <= j)
-        if 2 * below > 1 - level:
-            break
-        j += 1
-    return (ordered[j - 1], ordered[n - j]) if j else (ordered[0], ordered[-1])
 
 
 def agree(a: np.ndarray, b: np.ndarray) -> tuple[bool, float]:
