@@ -143,8 +143,9 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
         f"serving signature, every node placed on CPU); median of {settings['repeat']} calls after a warm-up "
         f"call, CPU = `process_time` of the call (Grappler's threads included).",
         f"* egraft: `egraft-opt model.pb --tf-input-arrays=<feeds> --tf-output-arrays=<fetches> "
-        f"-tf-grappler{'=' + repr(settings['options']) if settings['options'] else ''} -o out.pb` with the pass's "
-        f"defaults; \"egraft-opt process\" is that whole process (interpreter start, imports, read, write), "
+        f"-tf-grappler{'=' + repr(settings['options']) if settings['options'] else ''} -o out.pb` (`onednn=true`, "
+        f"egraft's oneDNN-only fusions, is added when TensorFlow runs with oneDNN, as Grappler's remapper then "
+        f"makes its own); \"egraft-opt process\" is that whole process (interpreter start, imports, read, write), "
         f"its output is the graph checked and timed below. \"egraft\" is read .pb bytes -> import -> pass -> "
         f"export -> serialize in one process without TensorFlow, median of {settings['repeat']} runs after a "
         f"warm-up run; \"of which pass\" is the `tf-grappler` pass alone (its tfg <-> tf_executor conversions "
@@ -167,6 +168,18 @@ def _header(argv: list[str], settings: dict, load: list[str], results: list[dict
         f"* Predicted ms: H3's cost model (`egraft.ir.semantics.tf_cost.predict_ms`, a serial sum over the ops "
         f"of the graph and its functions) on each of the three graphs, when it is installed.",
     ])
+
+
+def egraft_options(options: str, onednn: bool) -> str:
+    """tf-grappler's options for the run: ``options``, plus ``onednn=true`` when TensorFlow runs with
+    oneDNN (``--onednn on``) and the pass has that family, unless ``options`` sets it: Grappler's
+    remapper emits its oneDNN-only fusions (``_MklSwish``, ...) exactly then, so egraft may target the
+    same runtime."""
+    from egraft.passes.tf.grappler import FAMILIES
+
+    if not onednn or "onednn=" in options or not any(f.option == "onednn" for f in FAMILIES):
+        return options
+    return f"{options} onednn=true".strip()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -222,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     except (FileNotFoundError, RuntimeError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": args.options,
+    options = egraft_options(args.options, args.onednn == "on")
+    settings = {"repeat": args.repeat, "runs": args.runs, "warmup": 5, "options": options,
                 "inference_seconds": args.inference_seconds, "argv": argv, "commit": _commit(),
                 "onednn": args.onednn, "uncommitted": _uncommitted()}
     previous = json.loads(RESULTS_JSON.read_text())["results"] if args.merge and RESULTS_JSON.exists() else []
@@ -230,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     load, results = [_uptime()], []
     for i, model in enumerate(chosen):
         print(f"[{datetime.datetime.now():%H:%M:%S}] {model.name} ...", flush=True)
-        results.append(measure.measure(model, OUT / "grappler", args.options, args.repeat, args.runs, args.timeout,
+        results.append(measure.measure(model, OUT / "grappler", options, args.repeat, args.runs, args.timeout,
                                        args.inference_seconds))
         results[-1]["measured"] = f"{datetime.datetime.now(datetime.timezone.utc):%H:%M} UTC at {_commit()[:7]}"
         done = {r["model"] for r in results}
