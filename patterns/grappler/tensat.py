@@ -68,6 +68,7 @@ from ..checks import pred
 from ..dsl import _, const_of, native, op, ref, rule, type_of, var
 from ..rule import Rule
 from ..rule_sets import register_rule_set
+from ..tf_rules import CANONICAL
 from .fused_kernels import COMPUTES, KERNELS
 
 _APPROX = ("approx",)
@@ -348,6 +349,38 @@ def _gelu_rules() -> list[Rule]:
 
 GELU_RULES = _gelu_rules()
 
+
+def _swish_rules() -> list[Rule]:
+    """Mul(x, Sigmoid(x)) is oneDNN's `_MklSwish(x)`, as Grappler's remapper makes it with oneDNN
+    on (efficientnetb0 has 49): one pass over x instead of two ops and a temporary."""
+    x = var("x")
+    made = []
+    for scaled in (False, True):
+        inner = op("tf.Mul", var("beta"), x, device=_DEV).bind("bx") if scaled else x
+        source = op("tf.Mul", x, op("tf.Sigmoid", inner, device=_DEV).bind("sig"), device=_DEV,
+                    _mlir_name=_NAME).bind("sw")
+        where = [pred("x is float32 on a CPU", lambda t, d: _is_f32(t) and _cpu(d), type_of("x"), _DEV),
+                 pred("the Sigmoid has one use", _single_use, var("sig"))]
+        if scaled:  # Keras's swish is x * sigmoid(beta * x), beta = 1.0 a scalar
+            where += [pred("beta is a scalar 1.0", lambda c: _all_equal(1.0)(c) and len(c.type.shape) <= 1
+                           and int(np.prod(c.type.shape)) == 1, const_of("beta")),
+                      pred("beta * x has one use", _single_use, var("bx"))]
+        made.append(rule("swish-onednn" + ("-keras" if scaled else ""), source,
+                         op("tf._MklSwish", x, device=_DEV, _mlir_name=_NAME, types=[type_of("sw")]),
+                         where=where, tags=_APPROX, commutative=True,
+                         doc="x * sigmoid(x)" + (" (Keras's x * sigmoid(1.0 * x))" if scaled else "")
+                             + " is oneDNN's _MklSwish(x) (registered only with oneDNN on)"))
+    return made
+
+
+def _cpu(device: A.Attribute | None) -> bool:
+    from .remapper import device_type
+
+    return device_type(device) == "CPU"
+
+
+SWISH_RULES = _swish_rules()
+
 # ------------------------------------------------------------------ layer normalization
 
 
@@ -450,9 +483,14 @@ def _layer_norm_rules() -> list[Rule]:
 
 LAYER_NORM_RULES = _layer_norm_rules()
 
+#: x * 1 = x (tf-canonical's mul-one: exact, NaN included, when no broadcast changes the type).
+#: Keras's swish is x * sigmoid(1.0 * x): left there, batchnorm folding of the next round scales
+#: a convolution with another use by 1.0 into a second convolution (efficientnetb0: 16 of them).
+MUL_ONE = [r for r in CANONICAL if r.name == "mul-one"]
+
 register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
                   "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules); Keras's "
-                  "layer norm without its identity gamma/beta",
-                  greedy_rules=MERGE_RULES + LAYER_NORM_RULES)
+                  "layer norm without its identity gamma/beta; x * 1 = x",
+                  greedy_rules=MUL_ONE + MERGE_RULES + LAYER_NORM_RULES)
 register_rule_set("tf-tensat-onednn", (), "TensorFlow's exact gelu after a MatMul into oneDNN's _FusedMatMul "
-                  "[BiasAdd, GeluExact] (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES)
+                  "[BiasAdd, GeluExact], x * sigmoid(x) as _MklSwish (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES + SWISH_RULES)

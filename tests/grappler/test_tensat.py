@@ -265,3 +265,38 @@ def test_layer_norm_mean_used_elsewhere_is_left_alone() -> None:
         "return %y : tensor<1x4x8xf32>", "return %y, %m : tensor<1x4x8xf32>, tensor<1x4x1xf32>")
     out = _run(text, "tf-tensat")
     assert '"tf.SquaredDifference"' in out, out
+
+
+@pytest.mark.parametrize("keras", [False, True])
+def test_swish_is_mkl_swish(keras: bool) -> None:
+    t = "tensor<2x3xf32>"
+    inner = ('  %one = "tf.Const"() {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>\n'
+             f'  %bx = "tf.Mul"(%one, %x) : (tensor<f32>, {t}) -> {t}\n') if keras else ""
+    text = (f"func.func @f(%x: {t}) -> {t} {{\n{inner}"
+            f'  %s = "tf.Sigmoid"({"%bx" if keras else "%x"}) : ({t}) -> {t}\n'
+            f'  %y = "tf.Mul"(%x, %s) : ({t}, {t}) -> {t}\n  return %y : {t}\n}}\n')
+    out = _sound(text, "tf-tensat-onednn")
+    assert '"tf._MklSwish"' in out and '"tf.Sigmoid"' not in out and '"tf.Mul"' not in out, out
+
+
+def test_swish_with_another_beta_is_left_alone() -> None:
+    t = "tensor<2x3xf32>"
+    text = (f"func.func @f(%x: {t}) -> {t} {{\n"
+            '  %b = "tf.Const"() {value = dense<1.500000e+00> : tensor<f32>} : () -> tensor<f32>\n'
+            f'  %bx = "tf.Mul"(%b, %x) : (tensor<f32>, {t}) -> {t}\n'
+            f'  %s = "tf.Sigmoid"(%bx) : ({t}) -> {t}\n'
+            f'  %y = "tf.Mul"(%x, %s) : ({t}, {t}) -> {t}\n  return %y : {t}\n}}\n')
+    assert '"tf._MklSwish"' not in _run(text, "tf-tensat-onednn")
+
+
+
+def test_keras_swish_loses_its_multiplication_by_one() -> None:
+    """x * sigmoid(1.0 * x): tf-tensat drops the 1.0 (mul-one), then the plain swish is _MklSwish."""
+    t = "tensor<2x3xf32>"
+    text = (f"func.func @f(%x: {t}) -> {t} {{\n"
+            '  %one = "tf.Const"() {value = dense<1.000000e+00> : tensor<f32>} : () -> tensor<f32>\n'
+            f'  %bx = "tf.Mul"(%one, %x) : (tensor<f32>, {t}) -> {t}\n'
+            f'  %s = "tf.Sigmoid"(%bx) : ({t}) -> {t}\n'
+            f'  %y = "tf.Mul"(%x, %s) : ({t}, {t}) -> {t}\n  return %y : {t}\n}}\n')
+    out = _sound(text, "tf-tensat")
+    assert out.count('"tf.Mul"') == 1 and '"tf.Sigmoid"(%arg0)' in out, out
