@@ -62,6 +62,20 @@ def keras_cnn(path: Path) -> None:
     model.export(str(path), verbose=False)
 
 
+def keras_sequence(path: Path) -> None:
+    """Self-attention, a residual LayerNormalization, an LSTM (a While loop in the library) and a
+    softmax Dense, exported with `model.export`."""
+    import keras
+
+    keras.utils.set_random_seed(3)
+    inputs = keras.Input((12, 8), name="seq")
+    x = keras.layers.MultiHeadAttention(num_heads=2, key_dim=8)(inputs, inputs)
+    x = keras.layers.LayerNormalization()(x + inputs)
+    x = keras.layers.LSTM(16)(x)
+    outputs = keras.layers.Dense(4, activation="softmax")(x)
+    keras.Model(inputs, outputs).export(str(path), verbose=False)
+
+
 def two_signatures(path: Path) -> None:
     """A tf.Module with two signatures sharing a variable (saved with tf.saved_model.save)."""
     import tensorflow as tf
@@ -164,6 +178,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "tf2_control_flow": tf2_control_flow,
     "tf1_control_flow": tf1_control_flow,
     "keras_cnn": keras_cnn,
+    "keras_sequence": keras_sequence,
     "two_signatures": two_signatures,
     "tf1_builder": tf1_builder,
 }

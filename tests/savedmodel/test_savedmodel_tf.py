@@ -103,10 +103,10 @@ def test_two_signatures_chosen_one_kept_and_all_with_star(tmp_path: Path) -> Non
     assert_same_outputs(original, tf.saved_model.load(str(only_total)), ["total"])
 
 
-@pytest.mark.parametrize("name", ["tf1_builder", "tf1_control_flow", "tf2_control_flow"])
+@pytest.mark.parametrize("name", ["tf1_builder", "tf1_control_flow", "tf2_control_flow", "keras_sequence"])
 def test_savedmodel_through_tf2_load(tmp_path: Path, name: str) -> None:
     """TF1 SavedModels (no object graph: `tf.saved_model.load` wraps the graph itself, running its
-    restore op) and a TF2 one with If/While functions, optimized, compute the same."""
+    restore op) and TF2 ones with If/While functions (an LSTM's While), optimized, compute the same."""
     import tensorflow as tf
 
     from tests.savedmodel.models import saved_model
@@ -141,7 +141,8 @@ def test_round_trip_loads_in_a_tf1_session(tmp_path: Path, name: str) -> None:
     np.testing.assert_allclose(_tf1_session_outputs(out, x), _tf1_session_outputs(model, x), rtol=1e-4)
 
 
-@pytest.mark.parametrize("name", ["two_signatures", "tf1_builder", "keras_cnn", "tf1_control_flow", "tf2_control_flow"])
+@pytest.mark.parametrize("name", ["two_signatures", "tf1_builder", "keras_cnn", "tf1_control_flow", "tf2_control_flow",
+                                  "keras_sequence"])
 def test_optimized_loads_in_a_tf1_session(tmp_path: Path, name: str) -> None:
     """The saver's and init op's nodes are written as they were (`splice`): a TF1 loader restores the
     variables of the optimized SavedModel, and its saver writes a checkpoint the original restores."""
@@ -165,7 +166,7 @@ def test_optimized_loads_in_a_tf1_session(tmp_path: Path, name: str) -> None:
             if node.op == "VarHandleOp":
                 handle = sess.graph.get_tensor_by_name(node.name + ":0")
                 value = sess.run(tf.raw_ops.ReadVariableOp(resource=handle, dtype=node.attr["dtype"].type))
-                sess.run(tf.raw_ops.AssignVariableOp(resource=handle, value=value * 2.0))
+                sess.run(tf.raw_ops.AssignVariableOp(resource=handle, value=(value * 2).astype(value.dtype)))
         want = _run_signature(sess, meta, x)
         saver.save(sess, checkpoint, write_meta_graph=False, write_state=False)
     with tf.compat.v1.Session(graph=tf.Graph()) as sess:
