@@ -24,6 +24,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Sequence
 
@@ -185,16 +186,20 @@ class OutputDirectory:
         (temp / self.model_file).write_bytes(data)
 
     def _swap(self) -> None:
+        """The built directory takes the target's place (an existing target keeps its mode and is
+        removed only once the new one is in place; an interruption between the two renames puts
+        it back)."""
         assert self._temp is not None
         target = self._target
         old = None
         if os.path.lexists(target):
+            os.chmod(self._temp, stat.S_IMODE(os.stat(target).st_mode))
             old = f"{self._temp}.old"
             os.rename(target, old)
         try:
             os.rename(self._temp, target)
-        except OSError:
-            if old is not None:
+        except BaseException:  # OSError, or Ctrl-C between the renames
+            if old is not None and not os.path.lexists(target):
                 os.rename(old, target)
             raise
         self._temp = None

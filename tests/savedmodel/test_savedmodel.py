@@ -180,11 +180,13 @@ def test_output_directory_replaced_whole_or_refused(tmp_path: Path) -> None:
     (out / "notes.txt").unlink()
     assert run(str(model), "-o", str(out))[0] == 0
     (out / "variables" / "stale").write_text("from before")
+    out.chmod(0o750)
     # An existing SavedModel is replaced as a whole; a failing run leaves it as it was.
     assert run(str(model), "--tf-savedmodel-signature=nope", "-o", str(out))[0] == 1
     assert (out / "variables" / "stale").exists()
     assert run(str(model), "-tf-grappler", "-o", str(out) + "/")[0] == 0
     assert not (out / "variables" / "stale").exists() and (out / sm.SAVED_MODEL_PB).is_file()
+    assert out.stat().st_mode & 0o777 == 0o750  # a replaced directory keeps its mode
     assert sorted(os.listdir(tmp_path)) == ["model", "out"]
     (tmp_path / "file").write_text("x")
     code, _, err = run(str(model), "--output-format=savedmodel", "-o", str(tmp_path / "file"))
