@@ -300,3 +300,13 @@ def test_keras_swish_loses_its_multiplication_by_one() -> None:
             f'  %y = "tf.Mul"(%x, %s) : ({t}, {t}) -> {t}\n  return %y : {t}\n}}\n')
     out = _sound(text, "tf-tensat")
     assert out.count('"tf.Mul"') == 1 and '"tf.Sigmoid"(%arg0)' in out, out
+
+
+@pytest.mark.parametrize("divisor, rewritten", [("6.0", True), ("1.0e-39", False), ("0.0", False)])
+def test_division_by_a_constant_is_a_multiplication(divisor: str, rewritten: bool) -> None:
+    t = "tensor<2x3xf32>"
+    text = (f"func.func @f(%x: {t}) -> {t} {{\n"
+            f'  %c = "tf.Const"() {{value = dense<{divisor}> : tensor<f32>}} : () -> tensor<f32>\n'
+            f'  %y = "tf.RealDiv"(%x, %c) : ({t}, tensor<f32>) -> {t}\n  return %y : {t}\n}}\n')
+    out = _sound(text, "tf-tensat") if rewritten else _run(text, "tf-tensat")
+    assert ('"tf.RealDiv"' not in out) == rewritten and ('"tf.Mul"' in out) == rewritten, out
