@@ -121,7 +121,7 @@ def open_saved_model(directory: str, tags: Sequence[str] | None, signatures: Seq
         if not signatures:
             raise GraphDefError(source, f"no signature to take the feeds and fetches from (the MetaGraphDef with "
                                         f"tags '{sm.tag_text(meta_graph.meta_info_def.tags)}' has "
-                                        f"{len(sm.user_signatures(meta_graph))})")
+                                        f"{len(sm.user_signatures(meta_graph))} signatures)")
         io = sm.graph_io(meta_graph, signatures, source)
     except GraphDefError as err:
         raise diagnostic_error(err, err.source) from None

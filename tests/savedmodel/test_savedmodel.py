@@ -142,7 +142,7 @@ def test_mlir_output_marks_public_functions(tmp_path: Path) -> None:
     (["--tf-savedmodel-tags=serve,gpu"], "model/saved_model.pb: error: no MetaGraphDef with tags 'gpu,serve' (the "
                                          "SavedModel has: serve)"),
     (["--tf-savedmodel-signature="], "model/saved_model.pb: error: no signature to take the feeds and fetches from "
-                                     "(the MetaGraphDef with tags 'serve' has 2)"),
+                                     "(the MetaGraphDef with tags 'serve' has 2 signatures)"),
     (["--tf-input-arrays=x"], "error: the --tf-* input/output flags name a GraphDef's feeds and fetches"),
     (["--emit=tf_executor"], "error: --emit=tf_executor writes MLIR, not a SavedModel directory"),
 ])
