@@ -114,12 +114,21 @@ def tf1_builder(path: Path) -> None:
         b = v1.get_variable("b", initializer=rng.normal(size=(3,)).astype(np.float32), use_resource=True)
         one = tf.constant(1.0) * tf.constant(1.0)
         y = tf.identity(tf.nn.relu(tf.matmul(x, w) * one + b), name="y")
-        with v1.Session(graph=graph) as sess:
-            sess.run(v1.global_variables_initializer())
-            builder = v1.saved_model.Builder(str(path))
-            signature = v1.saved_model.predict_signature_def({"x": x}, {"y": y})
-            builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"serving_default": signature})
-            builder.save()
+        _tf1_save(graph, x, y, path)
+
+
+def _tf1_save(graph: Any, x: Any, y: Any, path: Path) -> None:
+    """The variables of ``graph`` initialized and saved by a TF1 SavedModelBuilder, tag ``serve``,
+    with ``serving_default`` feeding ``x`` and fetching ``y``."""
+    import tensorflow as tf
+
+    v1 = tf.compat.v1
+    with v1.Session(graph=graph) as sess:
+        sess.run(v1.global_variables_initializer())
+        builder = v1.saved_model.Builder(str(path))
+        signature = v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+        builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"serving_default": signature})
+        builder.save()
 
 
 def tf1_control_flow(path: Path) -> None:
@@ -140,13 +149,7 @@ def tf1_control_flow(path: Path) -> None:
             y = tf.cond(tf.reduce_sum(x) > 0, lambda: h * 2.0, lambda: h - 1.0)
             y = tf.cond(tf.constant(True), lambda: y + 0.5, lambda: y * 0.0)
             _, y = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + 1.0), [tf.constant(0), y])
-            y = tf.identity(y, name="y")
-            with v1.Session(graph=graph) as sess:
-                sess.run(v1.global_variables_initializer())
-                builder = v1.saved_model.Builder(str(path))
-                signature = v1.saved_model.predict_signature_def({"x": x}, {"y": y})
-                builder.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"serving_default": signature})
-                builder.save()
+            _tf1_save(graph, x, tf.identity(y, name="y"), path)
         finally:
             v1.enable_control_flow_v2()
 
