@@ -99,6 +99,10 @@ def saved_model_file(directory: str | PathLike[str]) -> Path:
     for name in (SAVED_MODEL_PB, SAVED_MODEL_PBTXT):
         if (root / name).is_file():
             return root / name
+    if (root / "saved_model.cpb").is_file():
+        raise GraphDefError(str(root / "saved_model.cpb"), "a chunked SavedModel (TensorFlow's experimental image "
+                                                           "format) is not supported: save it without "
+                                                           "experimental_image_format")
     raise GraphDefError(str(directory), f"not a SavedModel directory: it has no {SAVED_MODEL_PB} "
                                         f"(or {SAVED_MODEL_PBTXT})")
 

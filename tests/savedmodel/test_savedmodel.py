@@ -168,7 +168,12 @@ def test_not_a_savedmodel(tmp_path: Path) -> None:
     assert code == 1 and "--output-format=savedmodel apply to a SavedModel directory input, and " in err
     code, _, err = run(str(tmp_path / "bad" / "saved_model.pb"), "--output-format=savedmodel", "-o", "x")
     assert code == 1 and "--output-format=savedmodel apply to a SavedModel directory input, and " in err
-    assert sorted(os.listdir(tmp_path)) == ["bad", "empty"]
+    (tmp_path / "chunked").mkdir()
+    (tmp_path / "chunked" / "saved_model.cpb").write_bytes(b"")
+    code, _, err = run(str(tmp_path / "chunked"), "-o", str(tmp_path / "out"))
+    assert code == 1 and "chunked/saved_model.cpb: error: a chunked SavedModel (TensorFlow's experimental image " \
+                         "format) is not supported" in err
+    assert sorted(os.listdir(tmp_path)) == ["bad", "chunked", "empty"]
 
 
 def test_output_directory_replaced_whole_or_refused(tmp_path: Path) -> None:
