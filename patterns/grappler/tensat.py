@@ -45,7 +45,7 @@ rules are in `tf-tensat-onednn`, which `-tf-grappler="onednn=true"` runs: a grap
 them runs only where TensorFlow's oneDNN is on (TF_ENABLE_ONEDNN_OPTS=1), as Grappler's own
 `_MklSwish`/`_MklLayerNorm` do.
 
-**Small ones.** `x * 1 = x` (tf-canonical's mul-one; Keras's swish multiplies by beta = 1.0,
+**Small ones.** `x * 1 = x` where the ones broadcast within x's shape (Keras's swish multiplies by beta = 1.0,
 which the next round's batchnorm folding would scale into a second copy of a convolution
 that has another use), `x / c = x * (1/c)` for a float32 constant (Grappler's constant
 folding does it), and, oneDNN only, `x * sigmoid(x)` as `_MklSwish(x)` (Grappler's remapper
@@ -74,7 +74,6 @@ from ..checks import pred
 from ..dsl import _, const_of, native, op, ref, rule, type_of, var
 from ..rule import Rule
 from ..rule_sets import register_rule_set
-from ..tf_rules import CANONICAL
 from .fused_kernels import COMPUTES, KERNELS
 
 _APPROX = ("approx",)
@@ -489,10 +488,22 @@ def _layer_norm_rules() -> list[Rule]:
 
 LAYER_NORM_RULES = _layer_norm_rules()
 
-#: x * 1 = x (tf-canonical's mul-one: exact, NaN included, when no broadcast changes the type).
-#: Keras's swish is x * sigmoid(1.0 * x): left there, batchnorm folding of the next round scales
-#: a convolution with another use by 1.0 into a second convolution (efficientnetb0: 16 of them).
-MUL_ONE = [r for r in CANONICAL if r.name == "mul-one"]
+def _one_keeps_shape(xv, c: A.Attribute | None) -> bool:
+    """c is a float32 constant of ones whose broadcast leaves x's shape as it is: a scalar, or
+    a shape x's static shape absorbs (tf-canonical's mul-one asks for equal types, which
+    unranked GraphDef types always are: Mul(r [1,128,1], ones [1,1,256]) is not r)."""
+    if not _all_equal(1.0)(c):
+        return False
+    return len(c.type.shape) == 0 or _broadcast_keeps(xv, c)
+
+
+#: x * 1 = x (exact, NaN included) when the ones do not broadcast x to a larger shape. Keras's
+#: swish multiplies by beta = 1.0: left there, the next round's batchnorm folding scales a
+#: convolution with another use by it into a second convolution (efficientnetb0: 16 of them).
+MUL_ONE = [rule("mul-by-ones", op("tf.Mul", var("x"), var("c")).bind("m1"), var("x"),
+                where=[pred("x is float32", _is_f32, type_of("x")),
+                       pred("c is ones whose broadcast keeps x's shape", _one_keeps_shape, var("x"), const_of("c"))],
+                commutative=True, doc="x * 1 = x where the ones broadcast within x's shape")]
 
 
 def _reciprocal(c: A.Attribute | None) -> A.Attribute | None:

@@ -310,3 +310,12 @@ def test_division_by_a_constant_is_a_multiplication(divisor: str, rewritten: boo
             f'  %y = "tf.RealDiv"(%x, %c) : ({t}, tensor<f32>) -> {t}\n  return %y : {t}\n}}\n')
     out = _sound(text, "tf-tensat") if rewritten else _run(text, "tf-tensat")
     assert ('"tf.RealDiv"' not in out) == rewritten and ('"tf.Mul"' in out) == rewritten, out
+
+
+def test_ones_that_broadcast_are_kept() -> None:
+    """x [2, 1] * ones [1, 3] is [2, 3]: not x (tf-canonical's mul-one would take it on unranked types)."""
+    text = ("func.func @f(%x: tensor<2x1xf32>) -> tensor<*xf32> {\n"
+            '  %c = "tf.Const"() {value = dense<1.000000e+00> : tensor<1x3xf32>} : () -> tensor<1x3xf32>\n'
+            '  %y = "tf.Mul"(%x, %c) : (tensor<2x1xf32>, tensor<1x3xf32>) -> tensor<*xf32>\n'
+            "  return %y : tensor<*xf32>\n}\n")
+    assert '"tf.Mul"' in _run(text, "tf-tensat")
