@@ -4,7 +4,10 @@ Every e-node that is not an operation (results, types, attributes, lists, region
 effect tokens) costs 0, so only ops are paid for and "same type" or "same attribute"
 never biases a choice. An op costs, in order of precedence: a user override by op
 name, else its record's ``OpDef.cost``, else ``default`` (unregistered ops).
-:class:`TFShapeCost` prices tf ops by the work their static shapes imply.
+:class:`TFShapeCost` prices tf ops by the work their static shapes imply;
+:class:`TFCalibratedCost` by their predicted µs on this machine (the calibrated model of
+``egraft.ir.semantics.tf_cost``), and :func:`tf_op_cost` is the same price for one op of
+the IR (a greedy rewrite's gate).
 
 All models are vectorised per operator: one price per typed constructor, and one
 per distinct op name among the generic nodes (their payload), never a Python call
@@ -13,7 +16,7 @@ per e-node.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +25,10 @@ from egraft.ir import REGISTRY
 from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
+from egraft.ir.core.operation import Operation
+from egraft.ir.records.opdef import SINGLE
+from egraft.ir.semantics.tf_cost import Calibration, cost_of_work, load_calibration, op_cost_us, work
+from egraft.ir.semantics.tf_shapes import Shapes, shape_of_type
 
 from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
 from egraft.rewrite.engine.export import EGraphArrays
@@ -147,3 +154,160 @@ class TFShapeCost:
         flops = out * (2 * _matmul_inner(results) if name in ("tf.MatMul", "tf.BatchMatMulV2") else
                        9 * 2 if name in ("tf.Conv2D", "tf.DepthwiseConv2dNative") else 1)
         return flops + self.byte_weight * self.bytes_per_element * out
+
+
+# ----------------------------------------------------------------- calibrated tf costs (issue #13)
+
+def tf_op_cost(op: Operation, shapes: Shapes | None = None) -> float:
+    """Predicted µs of one tf op on this machine, from its static shapes (calibrated:
+    ``egraft.ir.semantics.tf_cost``); 0 for ops that are not TensorFlow ops. Pass one
+    :class:`Shapes` per rewrite run: shapes of ops a rule has just built are computed on
+    demand from their operands. For gating a greedy rewrite: compare the sum over the ops
+    it removes with the sum over the ops it builds."""
+    return op_cost_us(op, shapes)
+
+
+def tf_ops_cost(ops: Iterable[Operation], shapes: Shapes | None = None) -> float:
+    """The summed :func:`tf_op_cost` of several ops (one Shapes shared)."""
+    shapes = shapes if shapes is not None else Shapes()
+    return sum(op_cost_us(op, shapes) for op in ops)
+
+
+def _parse_type(text: str) -> Type | None:
+    try:
+        return Parser(text).parse_type()
+    except Exception:  # a type egraft cannot parse back: no shape known
+        return None
+
+
+@dataclass(frozen=True)
+class TFCalibratedCost:
+    """The extraction cost model of the calibrated predictor: a tf op e-node costs its
+    predicted µs (``egraft.ir.semantics.tf_cost``) from its operands' and results' types in
+    the e-graph (run ``tf-shape-inference`` first, or have rules give result types); every
+    other e-node costs what ``fallback`` says (``canonical_cost()``'s op costs, scaled by
+    ``fallback_scale`` µs). Attributes are not read from the e-graph: a MatMul's inner
+    dimension comes from its operand and result shapes (exact), a convolution's window from
+    its filter operand. Priced once per distinct (op, operand types, result types)."""
+
+    fallback: IRCost = field(default_factory=lambda: canonical_cost())
+    fallback_scale: float = 0.2
+    calibration: Calibration | None = None
+
+    def node_costs(self, g: EGraphArrays) -> np.ndarray:
+        costs = self.fallback.node_costs(g) * self.fallback_scale
+        if not g.n_nodes:
+            return costs
+        ptr, order = g.class_nodes()
+        names = g.op_names
+        node_op, children, child_ptr, payloads = g.node_op, g.children, g.child_ptr, g.payloads
+
+        def kids(n: int) -> np.ndarray:
+            return children[child_ptr[n]:child_ptr[n + 1]]
+
+        def nodes_of(c: int) -> np.ndarray:
+            return order[ptr[c]:ptr[c + 1]]
+
+        type_memo: dict[int, Type | None] = {}
+        types_memo: dict[int, list[Type | None] | None] = {}
+        val_memo: dict[int, Type | None] = {}
+        vals_memo: dict[int, list[Type | None] | None] = {}
+
+        def type_of_class(c: int) -> Type | None:
+            if c not in type_memo:
+                text = next((payloads[m] for m in nodes_of(c) if names[node_op[m]] == "Ty"), None)
+                type_memo[c] = _parse_type(str(text)) if text is not None else None
+            return type_memo[c]
+
+        def types_of_class(c: int) -> list[Type | None] | None:
+            if c not in types_memo:
+                found = None
+                for m in nodes_of(c):
+                    name = names[node_op[m]]
+                    if name == "Types":
+                        found = [type_of_class(int(k)) for k in kids(m)]
+                        break
+                    if name == "TCat":
+                        parts = [types_of_class(int(k)) for k in kids(m)]
+                        found = None if any(p is None for p in parts) else [t for p in parts for t in p]  # type: ignore[union-attr]
+                        break
+                types_memo[c] = found
+            return types_memo[c]
+
+        def op_types(op_class: int) -> list[Type | None] | None:
+            for m in nodes_of(op_class):
+                ctor = names[node_op[m]]
+                if ctor in ("Generic", "GenericPure", "Opaque"):
+                    return types_of_class(int(kids(m)[1]))
+                if is_op_ctor(ctor):
+                    opdef = REGISTRY.lookup(ctor)
+                    if opdef is not None:
+                        return types_of_class(int(kids(m)[len(opdef.operands)]))
+            return None
+
+        def val_type(c: int) -> Type | None:
+            if c not in val_memo:
+                val_memo[c] = None
+                for m in nodes_of(c):
+                    name = names[node_op[m]]
+                    if name == "Res":
+                        ts = op_types(int(kids(m)[0]))
+                        i = int(payloads[m])  # type: ignore[arg-type]
+                        val_memo[c] = ts[i] if ts is not None and 0 <= i < len(ts) else None
+                        break
+                    if name in ("BArg", "Fwd", "Ext"):
+                        val_memo[c] = type_of_class(int(kids(m)[0]))
+                        break
+            return val_memo[c]
+
+        def vals_types(c: int) -> list[Type | None] | None:
+            if c not in vals_memo:
+                found = None
+                for m in nodes_of(c):
+                    name = names[node_op[m]]
+                    if name == "Vals":
+                        found = [val_type(int(k)) for k in kids(m)]
+                        break
+                    if name == "VCat":
+                        parts = [vals_types(int(k)) for k in kids(m)]
+                        found = None if any(p is None for p in parts) else [t for p in parts for t in p]  # type: ignore[union-attr]
+                        break
+                vals_memo[c] = found
+            return vals_memo[c]
+
+        cal = self.calibration or load_calibration()
+        priced: dict[tuple, float | None] = {}
+        for code, ctor in enumerate(names):
+            generic = ctor in ("Generic", "GenericPure")
+            if not (ctor.startswith("tf.") or generic):
+                continue
+            opdef = None if generic else REGISTRY.lookup(ctor)
+            groups = [True] if generic else [d.kind != SINGLE for d in opdef.operands] if opdef is not None else None
+            if groups is None:
+                continue
+            for n in np.flatnonzero(node_op == code):
+                name = op_name_of(ctor, payloads[n]) if generic else ctor
+                if not name or not name.startswith("tf."):
+                    continue
+                ks = kids(n)
+                operands: list[Type | None] = []
+                for i, is_list in enumerate(groups):
+                    got = vals_types(int(ks[i])) if is_list else [val_type(int(ks[i]))]
+                    operands += got if got is not None else [None]
+                results = types_of_class(int(ks[len(groups)])) or []
+                key = (name, tuple(operands), tuple(results))
+                if key not in priced:
+                    priced[key] = self.price(name[3:], operands, results, cal)
+                if priced[key] is not None:
+                    costs[n] = priced[key]
+        return costs
+
+    @staticmethod
+    def price(kind: str, operands: list[Type | None], results: list[Type | None],
+              calibration: Calibration | None = None) -> float | None:
+        """µs of a tf op of kind ``kind`` with these operand and result types."""
+        data_in = [t for t in operands if t is not None and "control" not in str(t)]
+        data_out = [t for t in results if t is not None and "control" not in str(t)]
+        w = work(kind, [shape_of_type(t) for t in data_in], [shape_of_type(t) for t in data_out], None,
+                 data_in, data_out)
+        return cost_of_work(w, calibration)
