@@ -197,7 +197,13 @@ def graph_io(meta_graph: MetaGraphDef, signatures: Sequence[str], source: str) -
             raise GraphDefError(source, f"signature '{key}' not found in the MetaGraphDef with tags "
                                         f"'{tag_text(meta_graph.meta_info_def.tags)}' (signatures: {have})")
         signature = meta_graph.signature_def[key]
-        feeds += _signature_tensors(signature, "inputs", source, key)
+        inputs = _signature_tensors(signature, "inputs", source, key)
+        for tensor in inputs:
+            node, _, port = tensor.partition(":")
+            if port and port != "0":  # a feed becomes a Placeholder of that name: one output
+                raise GraphDefError(source, f"signature '{key}': input '{tensor}' is output {port} of node "
+                                            f"'{node}'; only a node's first output can be fed")
+        feeds += inputs
         fetches += _signature_tensors(signature, "outputs", source, key)
     if meta_graph.saver_def.filename_tensor_name:
         feeds.append(_tensor(meta_graph.saver_def.filename_tensor_name))

@@ -154,6 +154,16 @@ def test_errors_leave_no_output(tmp_path: Path, args: list[str], message: str) -
     assert sorted(os.listdir(tmp_path)) == ["model"]
 
 
+def test_feed_of_a_later_output_is_refused(tmp_path: Path) -> None:
+    model = write_model(tmp_path / "model")
+    saved, path = sm.load_saved_model(model)
+    saved.meta_graphs[0].signature_def["serving_default"].inputs["x"].name = "times_two:1"
+    path.write_bytes(sm.serialize(saved, str(path)))
+    code, _, err = run(str(model), "-o", str(tmp_path / "out"))
+    assert code == 1 and err.endswith("model/saved_model.pb: error: signature 'serving_default': input 'times_two:1' "
+                                      "is output 1 of node 'times_two'; only a node's first output can be fed\n")
+
+
 def test_not_a_savedmodel(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = run(str(tmp_path / "empty"), "-o", str(tmp_path / "out"))
