@@ -47,6 +47,7 @@ ACTIVATIONS = {
     "Tanh": lambda x, a: np.tanh(x).astype(x.dtype, copy=False),
     "Sigmoid": lambda x, a: (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False),
     "GeluExact": lambda x, a: (0.5 * x * erfc(-x * x.dtype.type(0.7071067811865476))).astype(x.dtype, copy=False),
+    "_MklSwish": lambda x, a: (x * (1 / (1 + np.exp(-x)))).astype(x.dtype, copy=False),
 }
 """Element-wise activations by their name in `fused_ops` (and as ops), given the slope."""
 
