@@ -115,17 +115,32 @@ def histogram(graph) -> collections.Counter:
     return counts
 
 
-def tf2_load_check(original: Path, candidates: dict[str, Path], signature: str, feeds: list[dict]) -> dict:
+class _Signature:
+    """A loaded SavedModel signature in :func:`tf_side.time_inference`'s runner shape."""
+
+    def __init__(self, fn, inputs: dict) -> None:
+        self.fn, self.inputs = fn, inputs
+
+    def run(self, tensors, feed) -> dict:
+        return self.fn(**self.inputs)
+
+
+def tf2_load_check(original: Path, candidates: dict[str, Path], signature: str, feeds: list[dict],
+                   runs: int = 50, seconds: float = 0.0) -> tuple[dict, dict]:
     """Each candidate SavedModel directory loaded by ``tf.saved_model.load``, its ``signature``
     called on the seeded feeds and compared with the original's outputs: ok, max difference,
-    or the error TensorFlow gave."""
+    or the error TensorFlow gave. Then the deployed path's inference time: the signatures that
+    loaded, called eagerly in turns as :func:`tf_side.time_inference` does, with TensorFlow's
+    defaults (its runtime Grappler optimizes each function when it first runs it, as it does
+    for anyone serving the directory), paired against Grappler's when it loaded, else the
+    original's."""
     tf = tf_side.tf
     loaded = tf.saved_model.load(str(original)).signatures[signature]
     keys = {feed["name"]: feed.get("key", feed["name"]) for feed in feeds}
     inputs = [{keys[name.partition(":")[0]]: tf.constant(v) for name, v in tf_side.random_feeds(feeds, seed).items()}
               for seed in SEEDS]
     expected = [{k: v.numpy() for k, v in loaded(**x).items()} for x in inputs]
-    report = {}
+    report, signatures = {}, {"original": _Signature(loaded, inputs[0])}
     for name, path in candidates.items():
         try:
             fn = tf.saved_model.load(str(path)).signatures[signature]
@@ -136,7 +151,10 @@ def tf2_load_check(original: Path, candidates: dict[str, Path], signature: str, 
         pairs = [tf_side.agree(e[k], a.get(k)) if k in a else (False, float("inf"))
                  for e, a in zip(expected, actual) for k in e]
         report[name] = {"ok": all(ok for ok, _ in pairs), "max_abs": max((d for _, d in pairs), default=0.0)}
-    return report
+        signatures[name] = _Signature(fn, inputs[0])
+    timing = tf_side.time_inference(signatures, [], {}, runs, seconds=seconds,
+                                    baseline="grappler" if "grappler" in signatures else "original")
+    return report, timing
 
 
 def histogram_diff(before: collections.Counter, after: collections.Counter) -> dict[str, int]:
@@ -205,8 +223,9 @@ def measure(model: Model, out_dir: Path, options: str = "", repeat: int = 3, run
         for runner in runners.values():
             runner.close()
     if saved:
-        result["tf2_load"] = tf2_load_check(model.pb, {k: v for k, v in paths.items() if k != "original"},
-                                            model.signature, model.feeds)
+        result["tf2_load"], result["tf2_inference"] = tf2_load_check(
+            model.pb, {k: v for k, v in paths.items() if k != "original"}, model.signature, model.feeds, runs,
+            inference_seconds)
     result["load_after"] = os.getloadavg()
     result["bench_s"] = time.perf_counter() - started
     return result

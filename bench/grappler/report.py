@@ -172,6 +172,19 @@ def prediction_table(results: list[dict]) -> list[str]:
             *rows]
 
 
+def _deployed(timing: dict | None) -> str:
+    """The signatures' eager inference (runtime Grappler on, as deployed): ms and paired ratios."""
+    if not timing:
+        return ""
+    base = "Grappler's" if "grappler" in timing else "the original's"
+    parts = [f"{name} {_ms(t['median_ms'])} ms" + (f" (÷{base} ×{t['paired_ratio']:.2f}, "
+                                                    f"{t['ratio_low']:.2f}–{t['ratio_high']:.2f})"
+                                                    if name in ("egraft", "grappler") and t["paired_ratio"] != 1.0
+                                                    else "") for name, t in timing.items()]
+    return (f". Served as loaded (eager signature calls, TF's runtime Grappler on, {next(iter(timing.values()))['runs']} "
+            f"rounds): " + ", ".join(parts))
+
+
 def tables(results: list[dict], pending: list[str]) -> str:
     """The targets table, the histogram table and what failed or did not run."""
     with_prediction = any(predicted(r) != "–" for r in results)
@@ -210,7 +223,8 @@ def tables(results: list[dict], pending: list[str]) -> str:
                                                          noise.items() if models) + "." if any(noise.values()) else "")]
     loads = [f"* {r['model']}: `tf.saved_model.load` of the optimized directory, signature called on 3 seeds: "
              + ", ".join(f"{name} " + ("equal" if e["ok"] else e.get("error") or f"**DIFFERENT** ({e['max_abs']:.0e})")
-                         for name, e in r["tf2_load"].items()) for r in results if "tf2_load" in r]
+                         for name, e in r["tf2_load"].items()) + _deployed(r.get("tf2_inference"))
+             for r in results if "tf2_load" in r]
     if loads:
         lines += ["", *loads]
     failures = [f"* {r['model']}: egraft-opt {r['egraft_opt']['error']}" for r in results if "error" in r["egraft_opt"]]
