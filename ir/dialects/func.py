@@ -142,8 +142,9 @@ def _parse_func(p: FormParser) -> Operation:
             attrs[key] = arr
     region = Region()
     if p.peek() == "{":
-        if entry is None:
-            raise p.error("expected named arguments for a function with a body")
+        # 2019's `func @f(f32) { ^bb0(%a: f32): ... }`: unnamed arguments, and
+        # the body's labeled entry block declares them (the verifier checks
+        # that its arguments match the signature).
         region = p.parse_region(entry, isolated=True, default_dialect="func")
     return p.create_op("func.func", attributes=attrs, regions=[region])
 
