@@ -32,6 +32,7 @@ from egraft.ir.core.traits import Traits
 from egraft.ir.records.custom_form import CustomForm
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.syntax.attr_parser import FLAT_CACHE_LIMIT, FLAT_DICT_TEXT
+from egraft.ir.syntax.era import is_std_era
 from egraft.ir.syntax.lexer import STRING, WS
 from egraft.ir.syntax.type_parser import FLAT_FN_TEXT
 from egraft.ir.syntax.value_scopes import ValueScopes
@@ -57,6 +58,8 @@ class Parser(ValueScopes):
                  line_offset: int = 0) -> None:
         super().__init__(text, filename, line_offset)
         self.allow_unregistered = allow_unregistered
+        # Set by parse_top_level when the text is in 2019's syntax (`era.py`).
+        self.std_era = False
         self.default_dialects: list[str | None] = []
         self.metadata_text: str | None = None
         # Set by parse_top_level: the module was made up around the parsed ops.
@@ -80,6 +83,11 @@ class Parser(ValueScopes):
         they then hide inside the region."""
         self.parse_punct("{", "to begin a region")
         self.enter(self.pos - 1)
+        if entry_args is not None and not entry_args and self.peek() == "^":
+            # No entry arguments to declare: the entry block may have a label
+            # (MLIR refuses one only when the op declared arguments; 2019's
+            # `func @f() {\n^bb0: ...}`).
+            entry_args = None
         region = Region()
         self.push_scope(isolated)
         self.default_dialects.append(default_dialect)
@@ -393,6 +401,10 @@ class Parser(ValueScopes):
 
     def _check_unregistered(self, name: str, pos: int) -> None:
         dialect = REGISTRY.dialect_of(name)
+        if dialect is None and self.std_era and name.startswith("std."):
+            # 2019's `std` dialect was closed (its ops are today's arith/func/memref/cf).
+            raise self.error(f"unregistered operation '{name}' found in dialect ('std') "
+                             f"that does not allow unknown operations", pos)
         if dialect is not None:
             if not dialect.open and "." in name:
                 raise self.error(f"unregistered operation '{name}' found in dialect ('{dialect.name}') "
@@ -473,6 +485,9 @@ class Parser(ValueScopes):
                 raise self.error("nesting too deep for the stack of this thread", self.pos) from None
 
     def _parse_top_level(self) -> Operation:
+        if not self.allow_unregistered and is_std_era(self.text):
+            # 2019's MLIR accepted unknown ops without a flag (`ir/syntax/era.py`).
+            self.allow_unregistered = self.std_era = True
         self.push_scope(isolated=True)
         self.default_dialects.append(None)
         ops: list[Operation] = []
