@@ -173,6 +173,14 @@ def _widened(n: int):
     return fn
 
 
+def _one_device(*ops) -> bool:
+    """The matched ops are on one device (an absent `device` is the empty one, as the
+    ops other rules build have none)."""
+    from .remapper import _device
+
+    return len({_device(o.attr("device")) for o in ops}) <= 1
+
+
 def _is_f32(t: T.Type) -> bool:
     return T.element_type(t) is _F32
 
@@ -182,7 +190,7 @@ def _merge_rule(kind: str, n: int) -> Rule:
                                                                                "transpose_b": False}
     x = var("x")
     ws = [var(f"w{i}") for i in range(n)]
-    roots = [op(f"tf.{kind}", x, ws[i], device=_DEV, **flags).bind(f"m{i}") for i in range(n)]
+    roots = [op(f"tf.{kind}", x, ws[i], **flags, **({"device": _DEV} if i == 0 else {})).bind(f"m{i}") for i in range(n)]
     names = [f"w{i}" for i in range(n)]
     wide = op("tf.Const", value=native("concatenated-weights", _concatenated, *map(const_of, names)),
               types=[native("concatenated-type", _concatenated_type, *map(const_of, names), kind="type")])
@@ -193,6 +201,7 @@ def _merge_rule(kind: str, n: int) -> Rule:
                types=[type_of(f"m{i}") for i in range(n)]).bind("split")
     return rule(f"{kind.lower()}-shared-input-{n}", roots, [split[i] for i in range(n)],
                 where=[pred("x is float32", _is_f32, type_of("x")),
+                       pred("the products are on one device", _one_device, *(var(f"m{i}") for i in range(n))),
                        pred("merging pays (merge_cost on x's static shape; equal constant 2-D weights)",
                             lambda *a, k=kind: merge_pays(k, *a), x, *map(const_of, names))],
                 tags=_APPROX,
@@ -283,10 +292,10 @@ def _kernel(kind: str, t: T.Type, device: A.Attribute | None) -> bool:
 def _gelu_of(y, y_name: str):
     """TensorFlow 2.21's exact gelu of y (an op pattern bound to `y_name`), its root named
     for the fused op to take its name."""
-    half = op("tf.Mul", var("half"), y, device=_DEV).bind("g_half")
-    neg = op("tf.Neg", ref(y_name, 0), device=_DEV).bind("g_neg")
-    scaled = op("tf.Mul", neg, var("k"), device=_DEV).bind("g_scaled")
-    return op("tf.Mul", half, op("tf.Erfc", scaled, device=_DEV).bind("g_erfc"), device=_DEV,
+    half = op("tf.Mul", var("half"), y).bind("g_half")
+    neg = op("tf.Neg", ref(y_name, 0)).bind("g_neg")
+    scaled = op("tf.Mul", neg, var("k")).bind("g_scaled")
+    return op("tf.Mul", half, op("tf.Erfc", scaled).bind("g_erfc"), device=_DEV,
               _mlir_name=_NAME).bind("g_root")
 
 
@@ -299,15 +308,15 @@ def _gelu_rules() -> list[Rule]:
             for post_bias in ((None, "AddV2", "BiasAdd") if inner == "MatMul" and reshaped else (None,)):
                 mm_attrs = {"transpose_a": var("ta"), "transpose_b": var("tb")}
                 if inner == "MatMul":
-                    c = op("tf.MatMul", x, w, device=_DEV, **mm_attrs).bind("c")
+                    c = op("tf.MatMul", x, w, **mm_attrs).bind("c")
                 else:
-                    c = op("tf._FusedMatMul", x, w, [b], device=_DEV, fused_ops=A.ArrayAttr((A.StringAttr("BiasAdd"),)),
+                    c = op("tf._FusedMatMul", x, w, [b], fused_ops=A.ArrayAttr((A.StringAttr("BiasAdd"),)),
                            **mm_attrs).bind("c")
-                y = op("tf.Reshape", c, s, device=_DEV).bind("r") if reshaped else c
+                y = op("tf.Reshape", c, s).bind("r") if reshaped else c
                 if post_bias == "AddV2":
-                    y = op("tf.AddV2", y, b, device=_DEV).bind("pb")
+                    y = op("tf.AddV2", y, b).bind("pb")
                 elif post_bias == "BiasAdd":
-                    y = op("tf.BiasAdd", y, b, device=_DEV, data_format=var("pb_fmt")).bind("pb")
+                    y = op("tf.BiasAdd", y, b, data_format=var("pb_fmt")).bind("pb")
                 y_name = "pb" if post_bias else "r" if reshaped else "c"
                 source = _gelu_of(y, y_name)
                 if inner == "_FusedMatMul" or post_bias is not None:
@@ -333,7 +342,8 @@ def _gelu_rules() -> list[Rule]:
                          pred("the gelu's input is used by the gelu only",
                               lambda yo, *g: _uses_within(yo, *g), var(y_name), *map(var, gelu_ops[:2])),
                          pred("the contraction (and what follows it) has one use", _single_use,
-                              *map(var, chain[:-1]))]
+                              *map(var, chain[:-1])),
+                         pred("on one device", _one_device, *map(var, gelu_ops + tuple(chain)))]
                 if inner == "MatMul" and post_bias is None:
                     where.append(pred("w is a constant 2-D weight (its columns size the bias)",
                                       lambda wc, tb: _columns(wc, tb) is not None, const_of("w"), var("tb")))
@@ -361,11 +371,12 @@ def _swish_rules() -> list[Rule]:
     x = var("x")
     made = []
     for scaled in (False, True):
-        inner = op("tf.Mul", var("beta"), x, device=_DEV).bind("bx") if scaled else x
-        source = op("tf.Mul", x, op("tf.Sigmoid", inner, device=_DEV).bind("sig"), device=_DEV,
+        inner = op("tf.Mul", var("beta"), x).bind("bx") if scaled else x
+        source = op("tf.Mul", x, op("tf.Sigmoid", inner).bind("sig"), device=_DEV,
                     _mlir_name=_NAME).bind("sw")
         where = [pred("x is float32 on a CPU", lambda t, d: _is_f32(t) and _cpu(d), type_of("x"), _DEV),
-                 pred("the Sigmoid has one use", _single_use, var("sig"))]
+                 pred("the Sigmoid has one use", _single_use, var("sig")),
+                 pred("on one device", _one_device, var("sw"), var("sig"), *([var("bx")] if scaled else []))]
         if scaled:  # Keras's swish is x * sigmoid(beta * x), beta = 1.0 a scalar
             where += [pred("beta is a scalar 1.0", lambda c: _all_equal(1.0)(c) and len(c.type.shape) <= 1
                            and int(np.prod(c.type.shape)) == 1, const_of("beta")),
@@ -378,13 +389,60 @@ def _swish_rules() -> list[Rule]:
     return made
 
 
+def _swish_into_conv_rules() -> list[Rule]:
+    """_MklSwish(_FusedConv2D(x, w, b) [BiasAdd]) is one _FusedConv2D [BiasAdd, _MklSwish]:
+    oneDNN's convolution applies the swish in its output loop (probed in TF 2.21 with oneDNN
+    on; its depthwise kernel refuses the list)."""
+    x, w, b = var("x"), var("w"), var("b")
+    only_bias = A.ArrayAttr((A.StringAttr("BiasAdd"),))
+    inner = op("tf._FusedConv2D", x, w, [b], fused_ops=only_bias, data_format=var("fmt")).bind("f")
+    source = op("tf._MklSwish", inner, device=_DEV, _mlir_name=_NAME).bind("sw")
+    fused = op("tf._FusedConv2D", x, w, [b], copy_attrs="f", _mlir_name=_NAME, types=[type_of("sw")],
+               fused_ops=A.ArrayAttr((A.StringAttr("BiasAdd"), A.StringAttr("_MklSwish"))))
+    conv = op("tf.Conv2D", x, w, data_format=var("fmt")).bind("f")
+    plain = op("tf._MklSwish", conv, device=_DEV, _mlir_name=_NAME).bind("sw")
+    zero = op("tf.Const", value=native("zero-channel-bias", _zero_channels, const_of("w")),
+              types=[native("zero-channel-bias-type", _zero_channels_type, const_of("w"), kind="type")])
+    unbiased = op("tf._FusedConv2D", x, w, [zero], copy_attrs="f", _mlir_name=_NAME, types=[type_of("sw")],
+                  fused_ops=A.ArrayAttr((A.StringAttr("BiasAdd"), A.StringAttr("_MklSwish"))),
+                  num_args=A.IntegerAttr(1, T.i64), num_host_args=A.IntegerAttr(0, T.i64),
+                  filter_format=A.StringAttr("HWIO"), epsilon=A.FloatAttr(0.0, _F32),
+                  leakyrelu_alpha=A.FloatAttr(0.2, _F32))
+    common = [pred("x is float32 on a CPU", lambda t, d: _is_f32(t) and _cpu(d), type_of("x"), _DEV),
+              pred("NHWC", lambda f: f is None or f == A.StringAttr("NHWC"), var("fmt")),
+              pred("the convolution has one use", _single_use, var("f")),
+              pred("on one device", _one_device, var("sw"), var("f"))]
+    return [rule("conv2d-then-swish-onednn", plain, unbiased, where=common, tags=_APPROX,
+                 doc="oneDNN's swish after a Conv2D with a constant HWIO filter is _FusedConv2D with a zero bias, "
+                     "fused_ops = [BiasAdd, _MklSwish] (+0.0 changes only -0.0)"),
+            rule("fusedconv2d-then-swish-onednn", source, fused,
+                 where=[pred("x is float32 on a CPU", lambda t, d: _is_f32(t) and _cpu(d), type_of("x"), _DEV),
+                        pred("NHWC", lambda f: f is None or f == A.StringAttr("NHWC"), var("fmt")),
+                        pred("the convolution has one use", _single_use, var("f")),
+                        pred("on one device", _one_device, var("sw"), var("f"))],
+                 tags=_APPROX, doc="oneDNN's swish after a _FusedConv2D with fused_ops = [BiasAdd] joins it")]
+
+
+def _zero_channels(w: A.Attribute | None) -> A.Attribute | None:
+    """Zeros, one per output channel of a constant HWIO filter."""
+    if not isinstance(w, A.DenseElementsAttr) or len(w.type.shape) != 4 or w.element_type is not _F32:
+        return None
+    n = w.type.shape[3]
+    return A.DenseElementsAttr(T.RankedTensorType((n,), _F32), np.zeros(n, "<f4").tobytes())
+
+
+def _zero_channels_type(w: A.Attribute | None) -> T.Type | None:
+    return T.RankedTensorType((w.type.shape[3],), _F32) if isinstance(w, A.DenseElementsAttr) and len(
+        w.type.shape) == 4 else None
+
+
 def _cpu(device: A.Attribute | None) -> bool:
     from .remapper import device_type
 
     return device_type(device) == "CPU"
 
 
-SWISH_RULES = _swish_rules()
+SWISH_RULES = _swish_rules() + _swish_into_conv_rules()
 
 # ------------------------------------------------------------------ layer normalization
 
@@ -442,15 +500,14 @@ def _layer_norm_rules() -> list[Rule]:
     (measured on bert4: no gain). Regrouped float arithmetic (tagged approx); adding 0.0
     only changes -0.0 to +0.0."""
     x, axes, gamma, beta, eps, kd = var("x"), var("axes"), var("gamma"), var("beta"), var("eps"), var("kd")
-    mean = op("tf.Mean", x, axes, keep_dims=kd, device=_DEV).bind("ln_mean")
-    sd = op("tf.SquaredDifference", x, mean, device=_DEV).bind("ln_sd")
-    variance = op("tf.Mean", sd, axes, keep_dims=kd, device=_DEV).bind("ln_var")
-    r = op("tf.Rsqrt", op("tf.AddV2", variance, eps, device=_DEV).bind("ln_eps"), device=_DEV).bind("ln_r")
-    s = op("tf.Mul", r, gamma, device=_DEV).bind("ln_s")
-    xs = op("tf.Mul", x, s, device=_DEV).bind("ln_xs")
-    ms = op("tf.Mul", op("tf.Neg", ref("ln_mean", 0), device=_DEV).bind("ln_neg"), ref("ln_s", 0),
-            device=_DEV).bind("ln_ms")
-    source = op("tf.AddV2", xs, op("tf.AddV2", ms, beta, device=_DEV).bind("ln_shift"), device=_DEV,
+    mean = op("tf.Mean", x, axes, keep_dims=kd).bind("ln_mean")
+    sd = op("tf.SquaredDifference", x, mean).bind("ln_sd")
+    variance = op("tf.Mean", sd, axes, keep_dims=kd).bind("ln_var")
+    r = op("tf.Rsqrt", op("tf.AddV2", variance, eps).bind("ln_eps")).bind("ln_r")
+    s = op("tf.Mul", r, gamma).bind("ln_s")
+    xs = op("tf.Mul", x, s).bind("ln_xs")
+    ms = op("tf.Mul", op("tf.Neg", ref("ln_mean", 0)).bind("ln_neg"), ref("ln_s", 0)).bind("ln_ms")
+    source = op("tf.AddV2", xs, op("tf.AddV2", ms, beta).bind("ln_shift"), device=_DEV,
                 _mlir_name=_NAME).bind("ln_out")
     made = []
     for keep_gamma, keep_beta in ((False, False), (True, False), (False, True)):
@@ -477,7 +534,8 @@ def _layer_norm_rules() -> list[Rule]:
                  pred("beta is " + ("not all zeros" if keep_beta else "all zeros, broadcast within x's shape"),
                       (lambda xv, c: not _all_equal(0.0)(c)) if keep_beta
                       else (lambda xv, c: _all_equal(0.0)(c) and _broadcast_keeps(xv, c)), x, const_of("beta")),
-                 pred("the mean keeps its axes (keep_dims)", lambda k: k == A.TRUE, kd)]
+                 pred("the mean keeps its axes (keep_dims)", lambda k: k == A.TRUE, kd),
+                 pred("on one device", _one_device, *map(var, ("ln_out", "ln_mean", "ln_s") + _LN_INNER))]
         name = "layer-norm" + ("-gamma" if keep_gamma else "") + ("-beta" if keep_beta else "")
         made.append(rule(name, source, y, where=where, tags=_APPROX, commutative=True,
                          doc="Keras's layer norm as (x - m) * rsqrt(var + eps)"

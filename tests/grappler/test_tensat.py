@@ -319,3 +319,23 @@ def test_ones_that_broadcast_are_kept() -> None:
             '  %y = "tf.Mul"(%x, %c) : (tensor<2x1xf32>, tensor<1x3xf32>) -> tensor<*xf32>\n'
             "  return %y : tensor<*xf32>\n}\n")
     assert '"tf.Mul"' in _run(text, "tf-tensat")
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_swish_joins_the_convolution_before_it(fused: bool) -> None:
+    """_MklSwish after a Conv2D (a zero bias added) or a _FusedConv2D [BiasAdd] becomes one
+    _FusedConv2D [BiasAdd, _MklSwish] (what oneDNN's convolution computes)."""
+    t, o = "tensor<1x4x4x2xf32>", "tensor<1x4x4x3xf32>"
+    conv = ('strides = [1, 1, 1, 1], padding = "SAME", data_format = "NHWC", dilations = [1, 1, 1, 1], '
+            'explicit_paddings = []')
+    if fused:
+        c = (f'  %b = "tf.Const"() {{value = {_dense((3,), 9)}}} : () -> tensor<3xf32>\n'
+             f'  %c = "tf._FusedConv2D"(%x, %w, %b) {{{conv}, fused_ops = ["BiasAdd"], num_args = 1 : i64, '
+             f'epsilon = 0.0 : f32}} : ({t}, tensor<1x1x2x3xf32>, tensor<3xf32>) -> {o}\n')
+    else:
+        c = f'  %c = "tf.Conv2D"(%x, %w) {{{conv}}} : ({t}, tensor<1x1x2x3xf32>) -> {o}\n'
+    text = (f"func.func @f(%x: {t}) -> {o} {{\n"
+            f'  %w = "tf.Const"() {{value = {_dense((1, 1, 2, 3), 8)}}} : () -> tensor<1x1x2x3xf32>\n' + c
+            + f'  %s = "tf._MklSwish"(%c) : ({o}) -> {o}\n  return %s : {o}\n}}\n')
+    out = _sound(text, "tf-tensat-onednn")
+    assert 'fused_ops = ["BiasAdd", "_MklSwish"]' in out and '"tf._MklSwish"' not in out, out
