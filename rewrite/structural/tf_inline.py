@@ -28,6 +28,10 @@ stated here; TF's code was read, not copied):
   ``ValidateSideEffectsExecution`` demands (otherwise nothing observes the effects and the
   pruner would drop them), and every stateful op of its graph reaches what it returns
   (data or control results);
+* a public function (a SavedModel's; it is kept whatever happens) is inlined into the
+  graph (``@main``) only: a copy in another function, such as a signature wrapper that
+  calls it, would only duplicate a body that stays (a Keras SavedModel's model body existed
+  three times);
 * the graph holding the call has no v1 control flow either: an inlined constant without
   operands would otherwise leave the loop frame the call ran in (Grappler adds a
   frame-forwarding edge; egraft keeps such calls).
@@ -345,6 +349,8 @@ class Inliner:
             return False
         if _marked(call) or _marked(func, "tf.") or self.recursive(name):
             return False
+        if is_public(func) and not _is_graph(_enclosing_function(call)):
+            return False  # it stays anyway: a copy in another function only duplicates it
         body = func.regions[0].blocks[0]
         graphs = [o for o in body if o.name == "tf_executor.graph"]
         inner = graphs[0].regions[0].blocks[0].ops if graphs else []
@@ -453,6 +459,19 @@ class Inliner:
                 new = identity.results[0]
             old.replace_all_uses_with(new)
         call.erase()
+
+
+def _enclosing_function(op: Operation) -> Operation | None:
+    parent = op.parent_op
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent_op
+    return parent
+
+
+def _is_graph(func: Operation | None) -> bool:
+    """Whether ``func`` is the GraphDef's graph (``@main``, with its feeds and fetches)."""
+    return func is not None and (func.attr("tf.entry_function") is not None
+                                 or func.attr("sym_name") == A.StringAttr("main"))
 
 
 def _element(t: object) -> object:

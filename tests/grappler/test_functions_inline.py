@@ -324,3 +324,28 @@ def test_inlined_control_output_still_runs_the_body(tmp_path) -> None:
     (restore,) = [n for n in graph.node if n.name == "restore"]
     (printer,) = [n for n in graph.node if n.op == "Print"]
     assert f"^{printer.name}" in restore.input, restore
+
+
+WRAPPER = """
+func.func private @wrapper(%arg0: tensor<i32>) -> (tensor<i32>) attributes {tf_saved_model.exported_names = ["w"]} {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.StatefulPartitionedCall"(%arg0) {f = @g} : (tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+"""
+
+
+def test_public_callee_is_inlined_into_the_graph_only() -> None:
+    """A SavedModel's signature wrapper calling its public model function keeps the call (the
+    body stays anyway; a copy would only duplicate it); @main's call to the wrapper is inlined,
+    then the call it brought along too."""
+    body = BODY.replace(" ATTRS", ' attributes {tf_saved_model.exported_names = ["g"]}')
+    main = MAIN.replace(" CALL_ATTRS", "").replace("{f = @g}", "{f = @wrapper}")
+    module, inlined, removed = _inline(main + WRAPPER + body)
+    assert (inlined, removed) == (2, 0)
+    funcs = {op.attr("sym_name").value: op for op in module.walk() if op.name == "func.func"}  # type: ignore[union-attr]
+    assert set(funcs) == {"main", "wrapper", "g"}
+    assert [op.name for op in funcs["wrapper"].walk()].count("tf.StatefulPartitionedCall") == 1
+    assert "tf.Neg" in [op.name for op in funcs["main"].walk()]
