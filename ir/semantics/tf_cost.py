@@ -307,6 +307,26 @@ def cost_of_work(w: Work, calibration: Calibration | None = None) -> float:
     return cal.coefficients(w.kind, w.cls).time_us(w)
 
 
+def kernel_us(kind: str, inputs: list[Shape], outputs: list[Shape] | None = None, *,
+              values: list | None = None, n_results: int = 1, op: Operation | None = None,
+              calibration: Calibration | None = None) -> float:
+    """Predicted µs of an op that does not exist yet: TF op type ``kind`` ("BatchMatMulV2")
+    on operands of these shapes; the result shapes come from the shape functions when not
+    given (``values``: constant operands such as axes, perms, split sizes; ``op``: an op
+    whose attributes to read, e.g. transpose flags or a window).
+
+        kernel_us("BatchMatMulV2", [(1, 128, 256), (256, 768)])
+        kernel_us("Split", [(), (1, 128, 768)], values=[-1, None], n_results=3)  # needs num_split: pass op
+    """
+    if outputs is None:
+        from egraft.ir.semantics.tf_shapes import result_shapes
+
+        vals = values or [None] * len(inputs)
+        facts = [Facts(s, None if v is None else np.asarray(v)) for s, v in zip(inputs, vals)]
+        outputs = result_shapes(kind, op, facts, n_results)
+    return cost_of_work(work(kind, list(inputs), list(outputs), op), calibration)
+
+
 def graph_ops(root: Operation) -> Iterable[Operation]:
     """The TensorFlow ops that run: tf.X and tfg.X under `root`, function bodies included."""
     for op in root.walk():
@@ -340,4 +360,4 @@ def predict_ms(root: Operation, calibration: Calibration | None = None) -> float
 
 
 __all__ = ["CALIBRATION", "CLASSES", "Calibration", "Coefficients", "Facts", "Work", "cost_of_work", "graph_ops",
-           "load_calibration", "op_class", "op_cost_us", "op_work", "predict_breakdown", "predict_ms", "work"]
+           "kernel_us", "load_calibration", "op_class", "op_cost_us", "op_work", "predict_breakdown", "predict_ms", "work"]

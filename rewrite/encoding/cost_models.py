@@ -27,7 +27,7 @@ from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
 from egraft.ir.core.operation import Operation
 from egraft.ir.records.opdef import SINGLE
-from egraft.ir.semantics.tf_cost import Calibration, cost_of_work, load_calibration, op_cost_us, work
+from egraft.ir.semantics.tf_cost import Calibration, cost_of_work, kernel_us, load_calibration, op_cost_us, work
 from egraft.ir.semantics.tf_shapes import Shapes, shape_of_type
 
 from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
@@ -165,6 +165,10 @@ def tf_op_cost(op: Operation, shapes: Shapes | None = None) -> float:
     demand from their operands. For gating a greedy rewrite: compare the sum over the ops
     it removes with the sum over the ops it builds."""
     return op_cost_us(op, shapes)
+
+
+__all__ = ["IRCost", "TFCalibratedCost", "TFShapeCost", "canonical_cost", "kernel_us", "record_cost", "tf_op_cost",
+           "tf_ops_cost"]
 
 
 def tf_ops_cost(ops: Iterable[Operation], shapes: Shapes | None = None) -> float:

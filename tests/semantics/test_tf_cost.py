@@ -120,3 +120,25 @@ func.func @f(%x: tensor<64x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512xf32
     priced = {name: costs[n] for n, name in enumerate(names) if name.startswith("tf.")}
     for op, c in zip(ops, after):
         assert priced[op.name] == pytest.approx(c, rel=1e-6), op.name
+
+
+def test_kernel_us_prices_an_op_not_yet_built_as_the_built_op_is_priced():
+    """kernel_us (shapes in, result shapes from the shape functions) == op_cost_us of that op."""
+    from egraft.ir.semantics.tf_cost import kernel_us
+
+    module = parse('''
+func.func @f(%x: tensor<1x128x256xf32>, %w: tensor<256x768xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %0 = "tf.BatchMatMulV2"(%x, %w) : (tensor<1x128x256xf32>, tensor<256x768xf32>) -> tensor<*xf32>
+  %a = "tf.Const"() <{value = dense<-1> : tensor<i32>}> : () -> tensor<i32>
+  %1:3 = "tf.Split"(%a, %0) {num_split = 3 : i64} : (tensor<i32>, tensor<*xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+  return %1#0, %1#1, %1#2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}''')
+    ops = {op.name: op for op in module.walk()}
+    shapes = Shapes()
+    assert kernel_us("BatchMatMulV2", [(1, 128, 256), (256, 768)]) == pytest.approx(
+        op_cost_us(ops["tf.BatchMatMulV2"], shapes))
+    assert kernel_us("Split", [(), (1, 128, 768)], values=[-1, None], n_results=3) == pytest.approx(
+        op_cost_us(ops["tf.Split"], shapes))
+    # a merged product costs less than three of a third of its size (the per-call overhead)
+    assert kernel_us("BatchMatMulV2", [(1, 128, 256), (256, 768)]) < 3 * kernel_us(
+        "BatchMatMulV2", [(1, 128, 256), (256, 256)])

@@ -354,3 +354,27 @@ def test_load_graphdef_is_shaped_without_tensorflow():
     shapes = Shapes()
     softmax = next(op for op in module.walk() if op.name == "tfg.Softmax")
     assert shapes.shape(softmax.results[0]) == (1, 10)
+
+
+@pytest.mark.tf
+def test_the_pass_through_egraft_opt_keeps_what_tensorflow_computes(tmp_path):
+    """GraphDef -> -tf-shape-inference -> GraphDef: TensorFlow runs the result and computes
+    what the original computes (3 seeds; the refined types are not written, the graph is)."""
+    tf = pytest.importorskip("tensorflow")
+    from egraft.passes.cli.main import main
+
+    out = tmp_path / "refined.pb"
+    assert main([str(EXAMPLE), "-tf-shape-inference", "-o", str(out)]) == 0
+
+    def run(pb: Path, x: np.ndarray) -> np.ndarray:
+        graph_def = tf.compat.v1.GraphDef()
+        graph_def.ParseFromString(pb.read_bytes())
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.graph_util.import_graph_def(graph_def, name="")
+        with tf.compat.v1.Session(graph=graph) as session:
+            return session.run("Identity:0", {"image:0": x})
+
+    for seed in range(3):
+        x = np.random.default_rng(seed).standard_normal((1, 16, 16, 3)).astype(np.float32)
+        np.testing.assert_allclose(run(out, x), run(EXAMPLE, x), rtol=1e-4, atol=1e-6)
