@@ -99,7 +99,7 @@ def test_family_switched_off(graph_file: Path, tmp_path: Path) -> None:
     """The pruner alone (every rule driver also erases a NoOp, whose control edges the export keeps)."""
     out = tmp_path / "out.pbtxt"
     code, _, err = cli(str(graph_file), "--tf-output-arrays=y", "-tf-grappler=dependency=false common-subgraph-elimination=false constant-folding=false batchnorm=false "
-                       "arithmetic=false remapper=false control-flow=false "
+                       "arithmetic=false remapper=false tensat=false control-flow=false "
                        "report=true",
                        "-o", str(out))
     assert code == 0, err
