@@ -5,3 +5,4 @@ from egraft.ir.dialects import arith, cf, memref, affine_ops, graybox  # noqa: F
 from egraft.ir.dialects import tf_nn_ops  # noqa: F401
 from egraft.ir.dialects import tf_einsum_ops  # noqa: F401
 from egraft.ir.dialects import tf_fused_ops  # noqa: F401
+from egraft.ir.dialects import std_era  # noqa: F401  (2019 op spellings)
