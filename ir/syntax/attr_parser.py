@@ -30,6 +30,10 @@ _RAW_AFFINE = re.compile(r"\(\s*(?:d\d+\s*(?:,\s*d\d+\s*)*)?\)\s*(?:\[[^\]]*\]\s
 # whose results (constants, with no dimension or symbol to name) start with
 # a digit or a minus, possibly in parentheses.
 _EMPTY_ARROW = re.compile(r"\(\s*\)\s*->")
+# 2019's maps could name their dimensions anything (`(i, j) -> (i, j)`); read
+# so only in 2019-syntax text, and never when a name is a builtin type's.
+_NAMED_AFFINE = re.compile(r"\(\s*([A-Za-z_][\w$]*(?:\s*,\s*[A-Za-z_][\w$]*)*)\s*\)\s*(?:\[[^\]]*\]\s*)?(?:->|:)")
+_TYPE_WORD = re.compile(r"(?:[su]?i\d+|f\d+\w*|bf16|tf32|index|none)$")
 _CONSTANT_MAP = re.compile(r"\(\s*\)\s*->\s*\((?:\s*\()*\s*[-\d]")
 # A dense literal's hex string (lower-case digits are accepted, upper-case stored).
 _HEX_LITERAL = re.compile(r'"0x([0-9A-Fa-f]*+)"')
@@ -80,6 +84,10 @@ def parse_attribute(p: "AttributeParser", type: T.Type | None = None) -> A.Attri
         if _EMPTY_ARROW.match(text, pos) and not _CONSTANT_MAP.match(text, pos):
             return A.TypeAttr(p.parse_type())  # `{t = () -> ()}`: a function type
         return _parse_raw_affine(p)
+    if c == "(" and p.std_era:
+        m = _NAMED_AFFINE.match(text, pos)
+        if m is not None and not any(_TYPE_WORD.match(n.strip()) for n in m.group(1).split(",")):
+            return _parse_raw_affine(p)
     m = _KEYWORD.match(text, pos)
     if m is not None:
         kw = m.group()
@@ -437,6 +445,8 @@ class AttributeParser(TypeParser):
     def __init__(self, text: str, filename: str = "<stdin>", line_offset: int = 0) -> None:
         super().__init__(text, filename, line_offset)
         self.attr_aliases: dict[str, A.Attribute] = {}
+        # Set by the parser when the text is in 2019's syntax (`era.py`).
+        self.std_era = False
         self._dict_cache: dict[str, dict[str, A.Attribute]] = {}
 
     def parse_attribute(self, type: T.Type | None = None) -> A.Attribute:

@@ -58,8 +58,6 @@ class Parser(ValueScopes):
                  line_offset: int = 0) -> None:
         super().__init__(text, filename, line_offset)
         self.allow_unregistered = allow_unregistered
-        # Set by parse_top_level when the text is in 2019's syntax (`era.py`).
-        self.std_era = False
         self.default_dialects: list[str | None] = []
         self.metadata_text: str | None = None
         # Set by parse_top_level: the module was made up around the parsed ops.
@@ -485,9 +483,10 @@ class Parser(ValueScopes):
                 raise self.error("nesting too deep for the stack of this thread", self.pos) from None
 
     def _parse_top_level(self) -> Operation:
-        if not self.allow_unregistered and is_std_era(self.text):
+        if is_std_era(self.text):
+            self.std_era = True
             # 2019's MLIR accepted unknown ops without a flag (`ir/syntax/era.py`).
-            self.allow_unregistered = self.std_era = True
+            self.allow_unregistered = True
         self.push_scope(isolated=True)
         self.default_dialects.append(None)
         ops: list[Operation] = []
