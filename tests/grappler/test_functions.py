@@ -239,3 +239,76 @@ def test_noinline_function_is_kept_and_optimized_inside(tmp_path: Path) -> None:
     (body,) = out.library.function
     assert body.signature == graph.library.function[0].signature and body.attr["_noinline"].b
     assert "AddV2" not in [n.op for n in body.node_def]  # 2.0 + 1.0 folded inside the kept function
+
+
+# ------------------------------------------------------------------ generated tf.functions
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: Elementwise bodies a branch, a callee or a loop body applies (index -> function of y).
+_BODIES = (lambda tf, y: y * 0.5 + 1.0, lambda tf, y: tf.tanh(y) - y, lambda tf, y: tf.abs(y) * (2.0 * 1.5),
+           lambda tf, y: tf.identity(y) + tf.reduce_mean(y))
+
+_STEP = st.one_of(
+    st.tuples(st.just("cond_const"), st.booleans(), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("cond_data"), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("cond_folded"), st.floats(-2, 2, allow_nan=False), st.integers(0, 3), st.integers(0, 3)),
+    st.tuples(st.just("case_const"), st.integers(-1, 3), st.lists(st.integers(0, 3), min_size=1, max_size=3)),
+    st.tuples(st.just("case_data"), st.lists(st.integers(0, 3), min_size=2, max_size=3)),
+    st.tuples(st.just("call"), st.integers(0, 3)),
+    st.tuples(st.just("while"), st.integers(0, 3), st.integers(0, 3)),
+)
+
+
+def _program(steps: list[tuple]):
+    """A tf.function applying ``steps`` to its input: conds on constants, on data and on
+    predicates computed from constants only, switch_case on constant and data indexes (out of
+    range included), calls of shared tf.functions, while loops; returned as a GraphDef."""
+    tf = _tf()
+    shared = [tf.function(lambda y, k=k: _BODIES[k](tf, y)) for k in range(len(_BODIES))]
+
+    def branch(k):
+        return lambda y: _BODIES[k](tf, y)
+
+    @tf.function
+    def f(x):
+        y = x
+        for step in steps:
+            kind = step[0]
+            if kind == "cond_const":
+                y = tf.cond(tf.constant(step[1]), lambda y=y: branch(step[2])(y), lambda y=y: branch(step[3])(y))
+            elif kind == "cond_data":
+                y = tf.cond(tf.reduce_sum(y) > 0, lambda y=y: branch(step[1])(y), lambda y=y: branch(step[2])(y))
+            elif kind == "cond_folded":
+                pred = tf.reduce_sum(tf.constant([step[1], 0.25])) > 0.0
+                y = tf.cond(pred, lambda y=y: branch(step[2])(y), lambda y=y: branch(step[3])(y))
+            elif kind in ("case_const", "case_data"):
+                index = tf.constant(step[1]) if kind == "case_const" else \
+                    tf.cast(tf.reduce_sum(y) > 0, tf.int32) + tf.cast(tf.reduce_max(y) > 1, tf.int32)
+                y = tf.switch_case(index, [lambda y=y, k=k: branch(k)(y) for k in step[-1]])
+            elif kind == "call":
+                y = shared[step[1]](y)
+            else:
+                y = tf.while_loop(lambda i, y: i < step[1], lambda i, y: (i + 1, branch(step[2])(y)),
+                                  [tf.constant(0), y])[1]
+        return tf.identity(y)
+
+    return _graph_def(f)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(st.lists(_STEP, min_size=1, max_size=4))
+def test_generated_functions_agree(steps: list[tuple]) -> None:
+    """TensorFlow computes the same on the optimized GraphDef, for tf.functions drawn from
+    the steps above (derandomized: the same 8 programs each run)."""
+    import tempfile
+
+    graph, feed, fetch = _program(steps)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = optimize(graph, feed, fetch, Path(tmp))
+    assert_same_outputs(graph, out, feed, fetch)
+    constant = sum(s[0] in ("cond_const", "cond_folded", "case_const") for s in steps)
+    ifs = lambda g: sum(op in ("If", "StatelessIf", "Case", "StatelessCase") for op in ops(g))  # noqa: E731
+    assert ifs(out) <= ifs(graph) - constant, (steps, ifs(graph), ifs(out))
+    assert "PartitionedCall" not in ops(out) and "StatefulPartitionedCall" not in ops(out)
