@@ -24,6 +24,8 @@ import numpy as np
 from egraft.ir import REGISTRY
 from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.traits import Traits
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
 from egraft.ir.core.types import Type
 from egraft.ir.core.operation import Operation
 from egraft.ir.records.opdef import SINGLE
@@ -190,9 +192,10 @@ class TFCalibratedCost:
     predicted µs (``egraft.ir.semantics.tf_cost``) from its operands' and results' types in
     the e-graph (run ``tf-shape-inference`` first, or have rules give result types); every
     other e-node costs what ``fallback`` says (``canonical_cost()``'s op costs, scaled by
-    ``fallback_scale`` µs). Attributes are not read from the e-graph: a MatMul's inner
-    dimension comes from its operand and result shapes (exact), a convolution's window from
-    its filter operand. Priced once per distinct (op, operand types, result types)."""
+    ``fallback_scale`` µs). The attributes the work depends on (an Einsum's equation, a
+    MatMul's transpose flag, a pool's window, a fused kernel's ops) are read from the
+    e-node's dictionaries. Priced once per distinct (op, operand types, result types,
+    those attributes)."""
 
     fallback: IRCost = field(default_factory=lambda: canonical_cost())
     fallback_scale: float = 0.2
@@ -279,6 +282,44 @@ class TFCalibratedCost:
                 vals_memo[c] = found
             return vals_memo[c]
 
+        attr_memo: dict[int, A.Attribute | None] = {}
+
+        def attr_of_class(c: int) -> A.Attribute | None:
+            """The attributes work() reads: strings, integers, arrays of them."""
+            if c not in attr_memo:
+                attr_memo[c] = None
+                for m in nodes_of(c):
+                    name = names[node_op[m]]
+                    if name == "AStr":
+                        attr_memo[c] = A.StringAttr(str(payloads[m]))
+                    elif name == "AInt":
+                        attr_memo[c] = A.IntegerAttr(int(payloads[m]), T.i64)  # type: ignore[arg-type]
+                    elif name == "AArr":
+                        items = [attr_of_class(int(k)) for k in attr_list(int(kids(m)[0]))]
+                        attr_memo[c] = None if None in items else A.ArrayAttr(tuple(items))  # type: ignore[arg-type]
+                    else:
+                        continue
+                    break
+            return attr_memo[c]
+
+        def attr_list(c: int) -> list[int]:
+            for m in nodes_of(c):
+                name = names[node_op[m]]
+                if name == "Attrs":
+                    return [int(k) for k in kids(m)]
+                if name == "ACat":
+                    return [x for k in kids(m) for x in attr_list(int(k))]
+            return []
+
+        def dict_of(c: int, out: dict[str, int]) -> None:
+            while True:
+                cons = next((m for m in nodes_of(c) if names[node_op[m]] == "DCons"), None)
+                if cons is None:
+                    return
+                k = kids(cons)
+                out[str(payloads[cons])] = int(k[0])
+                c = int(k[1])
+
         cal = self.calibration or load_calibration()
         priced: dict[tuple, float | None] = {}
         for code, ctor in enumerate(names):
@@ -299,19 +340,38 @@ class TFCalibratedCost:
                     got = vals_types(int(ks[i])) if is_list else [val_type(int(ks[i]))]
                     operands += got if got is not None else [None]
                 results = types_of_class(int(ks[len(groups)])) or []
-                key = (name, tuple(operands), tuple(results))
+                dicts: dict[str, int] = {}
+                for d in ks[len(groups) + 1:len(groups) + 3]:
+                    dict_of(int(d), dicts)
+                wanted = tuple(sorted((k, c) for k, c in dicts.items() if k in _WORK_ATTRS))
+                key = (name, tuple(operands), tuple(results), wanted)
                 if key not in priced:
-                    priced[key] = self.price(name[3:], operands, results, cal)
+                    priced[key] = self.price(name[3:], operands, results, cal,
+                                             _Attrs({k: attr_of_class(c) for k, c in wanted}))
                 if priced[key] is not None:
                     costs[n] = priced[key]
         return costs
 
     @staticmethod
     def price(kind: str, operands: list[Type | None], results: list[Type | None],
-              calibration: Calibration | None = None) -> float | None:
-        """µs of a tf op of kind ``kind`` with these operand and result types."""
+              calibration: Calibration | None = None, attrs: "_Attrs | None" = None) -> float | None:
+        """µs of a tf op of kind ``kind`` with these operand and result types (and attributes)."""
         data_in = [t for t in operands if t is not None and "control" not in str(t)]
         data_out = [t for t in results if t is not None and "control" not in str(t)]
-        w = work(kind, [shape_of_type(t) for t in data_in], [shape_of_type(t) for t in data_out], None,
-                 data_in, data_out)
+        w = work(kind, [shape_of_type(t) for t in data_in], [shape_of_type(t) for t in data_out],
+                 attrs, data_in, data_out)  # type: ignore[arg-type]
         return cost_of_work(w, calibration)
+
+
+#: The attributes `tf_cost.work` reads (an e-node's are looked up only for these).
+_WORK_ATTRS = frozenset({"equation", "transpose_a", "adj_x", "ksize", "fused_ops"})
+
+
+class _Attrs:
+    """An op's attributes as `tf_cost.work` asks for them (``attr(name)``), from an e-node."""
+
+    def __init__(self, attrs: dict[str, A.Attribute | None]) -> None:
+        self.attrs = attrs
+
+    def attr(self, name: str) -> A.Attribute | None:
+        return self.attrs.get(name)

@@ -93,13 +93,17 @@ def test_predict_ms_is_the_serial_sum_plus_the_session():
 
 def test_an_op_costs_the_same_before_and_after_refinement_and_in_the_egraph():
     """tf_op_cost on unrefined types (shapes on demand), after tf-shape-inference, and
-    TFCalibratedCost on the e-graph of the same function agree."""
+    TFCalibratedCost on the e-graph of the same function agree, attributes included (a
+    transposed MatMul's inner size, an Einsum's equation, a pool's window)."""
     module = parse('''
-func.func @f(%x: tensor<64x256xf32>, %w: tensor<256x512xf32>, %b: tensor<512xf32>) -> tensor<*xf32> {
-  %0 = "tf.MatMul"(%x, %w) {transpose_a = false, transpose_b = false} : (tensor<64x256xf32>, tensor<256x512xf32>) -> tensor<*xf32>
-  %1 = "tf.BiasAdd"(%0, %b) : (tensor<*xf32>, tensor<512xf32>) -> tensor<*xf32>
+func.func @f(%x: tensor<64x256xf32>, %w: tensor<256x512xf32>, %b: tensor<64xf32>, %q: tensor<1x16x4x8xf32>,
+             %k: tensor<1x16x4x8xf32>, %i: tensor<1x32x32x8xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %0 = "tf.MatMul"(%w, %x) {transpose_a = true, transpose_b = true} : (tensor<256x512xf32>, tensor<64x256xf32>) -> tensor<*xf32>
+  %1 = "tf.BiasAdd"(%0, %b) : (tensor<*xf32>, tensor<64xf32>) -> tensor<*xf32>
   %2 = "tf.Tanh"(%1) : (tensor<*xf32>) -> tensor<*xf32>
-  return %2 : tensor<*xf32>
+  %3 = "tf.Einsum"(%q, %k) {equation = "bqnh,bknh->bnqk"} : (tensor<1x16x4x8xf32>, tensor<1x16x4x8xf32>) -> tensor<*xf32>
+  %4 = "tf.MaxPool"(%i) {ksize = [1, 3, 3, 1], strides = [1, 2, 2, 1], padding = "SAME"} : (tensor<1x32x32x8xf32>) -> tensor<*xf32>
+  return %2, %3, %4 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }''')
     ops = [op for op in module.walk() if op.name.startswith("tf.")]
     before = [tf_op_cost(op, Shapes()) for op in ops]
