@@ -159,6 +159,8 @@ def is_public(func: Operation) -> bool:
 def remove_unused_functions(top: Operation) -> int:
     """Erase the private functions no public function reaches; returns how many."""
     funcs = functions(top)
+    if len(funcs) < 2:
+        return 0
     refs = {name: _refs_of(f, funcs) for name, f in funcs.items()}
     live = [n for n, f in funcs.items() if is_public(f)]
     seen = set(live)
@@ -546,6 +548,8 @@ def _effects_returned(inner: list[Operation]) -> bool:
 
 def inline_calls(top: Operation) -> tuple[int, int]:
     """Inline what may be in module ``top``; returns (calls inlined, of which folded If/Case)."""
+    if len(functions(top)) < 2:
+        return 0, 0  # nothing to call (a GraphDef without a library): no walk
     inliner = Inliner(top)
     inliner.run()
     return inliner.inlined, inliner.folded
