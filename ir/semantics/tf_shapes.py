@@ -145,6 +145,11 @@ class Node:
     def value(self, i: int) -> np.ndarray | None:
         return self.inputs[i].value if i < len(self.inputs) else None
 
+    def rank_of_shape_operand(self, i: int) -> Shape:
+        """All dims unknown, of the rank operand i (a shape, perm or paddings) gives, if static."""
+        s = self.shape(i)
+        return None if s is None or len(s) < 1 or s[0] < 0 else (-1,) * s[0]
+
     def int_list(self, i: int) -> list[int] | None:
         """Operand i's constant value as a flat list of ints (a scalar is a list of one)."""
         v = self.value(i)
@@ -287,8 +292,7 @@ def _from_dims(n: Node) -> list[Shape]:
     dims = n.int_list(i)
     if dims is not None:
         return [tuple(dims)]
-    s = n.shape(i)
-    return [None if s is None or len(s) != 1 or s[0] < 0 else (-1,) * s[0]]
+    return [n.rank_of_shape_operand(i)]
 
 
 @shape_fn("Range")
@@ -504,8 +508,7 @@ def _reshape(n: Node) -> list[Shape]:
     x = n.inputs[0] if n.inputs else UNKNOWN
     dims = n.int_list(1)
     if dims is None:
-        s = n.shape(1)
-        return [None if s is None or len(s) != 1 or s[0] < 0 else (-1,) * s[0]]
+        return [n.rank_of_shape_operand(1)]
     if dims.count(-1) > 1 or any(d < -1 for d in dims):
         return [None]
     if -1 in dims:
@@ -521,9 +524,7 @@ def _transpose(n: Node) -> list[Shape]:
     x = n.shape(0)
     perm = n.int_list(1)
     if perm is None:
-        p = n.shape(1)
-        rank = len(x) if x is not None else (p[0] if p is not None and len(p) == 1 and p[0] >= 0 else None)
-        return [None if rank is None else (-1,) * rank]
+        return [(-1,) * len(x) if x is not None else n.rank_of_shape_operand(1)]
     if x is None:
         return [(-1,) * len(perm)]
     if sorted(p % len(x) if len(x) else p for p in perm) != list(range(len(x))):
@@ -698,8 +699,7 @@ def _pad(n: Node) -> list[Shape]:
     x = n.shape(0)
     pads = n.int_list(1)
     if x is None:
-        p = n.shape(1)
-        return [None if p is None or len(p) != 2 or p[0] < 0 else (-1,) * p[0]]
+        return [n.rank_of_shape_operand(1)]
     if pads is None or len(pads) != 2 * len(x):
         return [(-1,) * len(x)]
     return [tuple(d + pads[2 * i] + pads[2 * i + 1] if d >= 0 else -1 for i, d in enumerate(x))]
@@ -721,8 +721,7 @@ def _slice(n: Node) -> list[Shape]:
     x = n.shape(0)
     begin, size = n.int_list(1), n.int_list(2)
     if size is None:
-        s = n.shape(2)
-        return [None if s is None or len(s) != 1 or s[0] < 0 else (-1,) * s[0]]
+        return [n.rank_of_shape_operand(2)]
     out = []
     for i, k in enumerate(size):
         if k >= 0:

@@ -226,20 +226,24 @@ class TFCalibratedCost:
                 type_memo[c] = _parse_type(str(text)) if text is not None else None
             return type_memo[c]
 
-        def types_of_class(c: int) -> list[Type | None] | None:
-            if c not in types_memo:
+        def flat_list(c: int, ctor: str, cat: str, item, memo: dict) -> list | None:
+            """The items of a list class (``Types``/``Vals``/``Attrs``, or chunks under a ``*Cat``)."""
+            if c not in memo:
                 found = None
                 for m in nodes_of(c):
                     name = names[node_op[m]]
-                    if name == "Types":
-                        found = [type_of_class(int(k)) for k in kids(m)]
+                    if name == ctor:
+                        found = [item(int(k)) for k in kids(m)]
                         break
-                    if name == "TCat":
-                        parts = [types_of_class(int(k)) for k in kids(m)]
+                    if name == cat:
+                        parts = [flat_list(int(k), ctor, cat, item, memo) for k in kids(m)]
                         found = None if any(p is None for p in parts) else [t for p in parts for t in p]  # type: ignore[union-attr]
                         break
-                types_memo[c] = found
-            return types_memo[c]
+                memo[c] = found
+            return memo[c]
+
+        def types_of_class(c: int) -> list[Type | None] | None:
+            return flat_list(c, "Types", "TCat", type_of_class, types_memo)
 
         def op_types(op_class: int) -> list[Type | None] | None:
             for m in nodes_of(op_class):
@@ -268,19 +272,7 @@ class TFCalibratedCost:
             return val_memo[c]
 
         def vals_types(c: int) -> list[Type | None] | None:
-            if c not in vals_memo:
-                found = None
-                for m in nodes_of(c):
-                    name = names[node_op[m]]
-                    if name == "Vals":
-                        found = [val_type(int(k)) for k in kids(m)]
-                        break
-                    if name == "VCat":
-                        parts = [vals_types(int(k)) for k in kids(m)]
-                        found = None if any(p is None for p in parts) else [t for p in parts for t in p]  # type: ignore[union-attr]
-                        break
-                vals_memo[c] = found
-            return vals_memo[c]
+            return flat_list(c, "Vals", "VCat", val_type, vals_memo)
 
         attr_memo: dict[int, A.Attribute | None] = {}
 
@@ -302,14 +294,10 @@ class TFCalibratedCost:
                     break
             return attr_memo[c]
 
+        attrs_memo: dict[int, list | None] = {}
+
         def attr_list(c: int) -> list[int]:
-            for m in nodes_of(c):
-                name = names[node_op[m]]
-                if name == "Attrs":
-                    return [int(k) for k in kids(m)]
-                if name == "ACat":
-                    return [x for k in kids(m) for x in attr_list(int(k))]
-            return []
+            return flat_list(c, "Attrs", "ACat", int, attrs_memo) or []
 
         def dict_of(c: int, out: dict[str, int]) -> None:
             while True:
