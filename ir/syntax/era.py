@@ -15,6 +15,10 @@ test, before any op is read, so the answer never depends on how far parsing got:
   `#set0 = (d0) : (d0 >= 0)`), which today's syntax writes `affine_map<...>`.
 
 Neither is valid today, so no input in today's syntax changes meaning.
+
+`spell_2019` gives a diagnostic about such text in 2019's op names (`'std.addf'
+op` for the `arith.addf` the parser built from `addf`), as the file's own
+`expected-error` lines spell them; `egraft-opt` applies it to 2019-syntax buffers.
 """
 
 from __future__ import annotations
@@ -31,3 +35,35 @@ _MARKERS = re.compile(
 def is_std_era(text: str) -> bool:
     """True when `text` is written in the syntax of late-2019 MLIR (see above)."""
     return _MARKERS.search(text) is not None
+
+
+# ------------------------------------------------------------------ diagnostics in 2019's op names
+
+_QUOTED_NAME = re.compile(r"'([A-Za-z_][\w$.]*)'")
+_spellings: dict[str, str] | None = None
+
+
+def _spelling_table() -> dict[str, str]:
+    """Today's op name -> its 2019 spelling (`arith.addf` -> `std.addf`), from
+    the parser's table of 2019 names: a `std.` name when there is one, else a
+    dotted one, else the bare word (`func.func` -> `func`); the shortest of
+    those (`std.divis` over `std.divi_signed`, as late 2019 spelled it)."""
+    global _spellings
+    if _spellings is None:
+        from egraft.ir.records.registry import REGISTRY
+
+        best: dict[str, tuple[tuple[int, int], str]] = {}
+        for old, new in REGISTRY.legacy_names.items():
+            rank = (0 if old.startswith("std.") else 1 if "." in old else 2, len(old))
+            if new not in best or rank < best[new][0]:
+                best[new] = (rank, old)
+        _spellings = {new: old for new, (_, old) in best.items()}
+    return _spellings
+
+
+def spell_2019(message: str) -> str:
+    """`message` with each quoted op name in its 2019 spelling, so that a
+    2019 file's `expected-error {{'std.addf' op ...}}` matches what egraft
+    reports about the `arith.addf` the parser built from `addf`."""
+    table = _spelling_table()
+    return _QUOTED_NAME.sub(lambda m: f"'{table.get(m.group(1), m.group(1))}'", message)

@@ -20,6 +20,7 @@ import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError, Operation, print_ir, verify
 from egraft.ir.core.location import SourceFile, SourcePos
+from egraft.ir.syntax.era import spell_2019
 from egraft.ir.syntax.parser import Parser
 
 from egraft.passes.cli.diag_verifier import DiagnosticVerifier
@@ -83,12 +84,23 @@ class Driver:
         def load() -> tuple[Operation, str | None]:
             return self.parse(parser), parser.metadata_text
 
-        return self.process(load, out_format, DiagnosticVerifier(source) if self.config.verify_diagnostics else None)
+        def respell(d: Diagnostic) -> Diagnostic:
+            # 2019-syntax text names ops as 2019 did (`'std.addf' op`; ir/syntax/era.py).
+            if not parser.std_era:
+                return d
+            return Diagnostic(d.severity, spell_2019(d.message), d.loc, [respell(n) for n in d.notes])
+
+        return self.process(load, out_format, DiagnosticVerifier(source) if self.config.verify_diagnostics else None,
+                            respell)
 
     def process(self, load: Callable[[], tuple[Operation, str | None]], out_format: Format,
-                verifier: DiagnosticVerifier | None = None) -> tuple[bool, bytes]:
-        """Load (parse or read) a top-level op, run the pipeline, write it; (success, output)."""
+                verifier: DiagnosticVerifier | None = None,
+                respell: Callable[[Diagnostic], Diagnostic] | None = None) -> tuple[bool, bytes]:
+        """Load (parse or read) a top-level op, run the pipeline, write it; (success, output).
+        `respell` rewrites each diagnostic before it is reported or checked."""
         emit: Callable[[Diagnostic], None] = verifier.process if verifier else self.report
+        if respell is not None:
+            emit = (lambda d, sink=emit: sink(respell(d)))  # type: ignore[misc]
         output: bytes | None = None
         try:
             top, metadata = self.timed("Parser", load)  # type: ignore[misc]
