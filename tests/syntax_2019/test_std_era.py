@@ -1,0 +1,257 @@
+"""Late-2019 MLIR syntax (issue #14 §5): read it, print today's, keep today's as it was."""
+
+import io
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from egraft.ir import DiagnosticError, parse, print_ir, verify
+from egraft.ir.core import attributes as A
+from egraft.ir.syntax.era import is_std_era, spell_2019
+from egraft.passes.cli.main import main as egraft_opt
+
+
+def roundtrip(text: str, **kwargs) -> str:
+    top = parse(textwrap.dedent(text), **kwargs)
+    verify(top)
+    out = print_ir(top)
+    again = parse(out, allow_unregistered=True)  # today's syntax: unknown ops need the flag
+    verify(again)
+    assert print_ir(again) == out
+    return out
+
+
+def run_opt(text: str, *flags: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = egraft_opt([*flags, "-"], stdin=lambda: textwrap.dedent(text).encode(), stdout=out, stderr=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+# ------------------------------------------------------------------ functions
+
+
+def test_unnamed_arguments_with_an_entry_block_print_as_named_arguments():
+    out = roundtrip("""
+        func @f(f32, i32) -> f32 {
+        ^bb0(%a: f32, %b: i32):
+          %s = addf %a, %a : f32
+          return %s : f32
+        }
+    """)
+    assert "func.func @f(%arg0: f32, %arg1: i32) -> f32 {" in out
+    assert "arith.addf %arg0, %arg0 : f32" in out
+    assert "^bb0" not in out
+
+
+def test_entry_block_arguments_must_match_the_signature():
+    with pytest.raises(DiagnosticError, match=r"entry block must have 2 arguments to match function signature"):
+        verify(parse("func @f(f32, i32) {\n^bb0(%a: f32):\n  return\n}"))
+    with pytest.raises(DiagnosticError, match=r"type of entry block argument #0\(i32\) must match"):
+        verify(parse("func @f(f32) {\n^bb0(%a: i32):\n  return\n}"))
+
+
+def test_a_function_without_arguments_may_label_its_entry_block():
+    out = roundtrip("func @f() {\n^bb:\n  %c = constant 1 : i32\n  return\n}")
+    assert "func.func @f() {" in out and "arith.constant 1 : i32" in out
+
+
+def test_named_arguments_still_refuse_an_entry_label():
+    with pytest.raises(DiagnosticError, match="invalid block name in region with named arguments"):
+        parse("func.func @f(%a: f32) {\n^bb0(%b: f32):\n  func.return\n}")
+
+
+def test_declarations_and_multi_block_bodies():
+    out = roundtrip("""
+        func @decl(f32) -> f32
+        func @g(i1, f32) -> f32 {
+        ^entry(%c: i1, %x: f32):
+          cond_br %c, ^bb1, ^bb2(%x : f32)
+        ^bb1:
+          br ^bb2(%x : f32)
+        ^bb2(%y: f32):
+          return %y : f32
+        }
+    """)
+    assert "func.func @decl(f32) -> f32" in out
+    assert "cf.cond_br %arg0, ^bb1, ^bb2(%arg1 : f32)" in out
+
+
+# ------------------------------------------------------------------ which text is 2019's
+
+
+@pytest.mark.parametrize("text, era", [
+    ("func @f() {\n  return\n}", True),
+    ("  func @f()", True),
+    ("#map0 = (d0) -> (d0)\n", True),
+    ("#set0 = (i, j)[N] : (i >= 0)\n", True),
+    ("func.func @f() {\n  func.return\n}", False),
+    ("#map = affine_map<(d0) -> (d0)>\n", False),
+    ('"foo.func @x"() : () -> ()', False),
+    ("module {\n  func.func @f()\n}", False),
+])
+def test_era_detection(text, era):
+    assert is_std_era(text) is era
+
+
+def test_unregistered_ops_need_no_flag_in_2019_text_only():
+    old = 'func @f() {\n  "foo.bar"() : () -> ()\n  "baz"() : () -> ()\n  return\n}'
+    verify(parse(old))
+    new = 'func.func @f() {\n  "foo.bar"() : () -> ()\n  func.return\n}'
+    with pytest.raises(DiagnosticError, match="unregistered dialect"):
+        parse(new)
+    verify(parse(new, allow_unregistered=True))
+
+
+def test_2019_std_dialect_stays_closed():
+    with pytest.raises(DiagnosticError, match=r"unregistered operation 'std.foo_bar_op' found in dialect \('std'\)"):
+        parse('func @f() {\n  %0 = "std.foo_bar_op"() : () -> index\n  return\n}')
+
+
+# ------------------------------------------------------------------ affine maps and sets
+
+
+def test_bare_maps_with_named_dimensions():
+    top = parse("#map0 = (i, j)[N] -> (i + 1, 4*j + N)\nfunc @f(memref<2x4xi8, #map0>)")
+    ftype = next(iter(top.regions[0].ops())).attr("function_type").value
+    layout = ftype.inputs[0].layout
+    assert str(layout) == "affine_map<(d0, d1)[s0] -> (d0 + 1, d1 * 4 + s0)>"
+
+
+def test_named_dimension_maps_are_read_only_in_2019_text():
+    with pytest.raises(DiagnosticError):
+        parse('func.func @f() attributes {m = (i) -> (i)}')
+    top = parse('func @f() attributes {m = (i) -> (i), t = (i32) -> i32}')
+    f = next(iter(top.regions[0].ops()))
+    assert isinstance(f.attr("m"), A.AffineMapAttr)
+    assert isinstance(f.attr("t"), A.TypeAttr)  # a builtin type's name: still a function type
+
+
+def test_bare_affine_ops_and_sets():
+    out = roundtrip("""
+        func @f(%N: index) {
+          affine.for %i = 0 to 10 {
+            %t = affine.apply (d0) -> (d0 + 1)(%i)
+            affine.if (d0, d1)[s0] : (d1 - d0 >= 0, s0 - d0 - 1 >= 0)(%i, %t)[%N] {
+              "foo"() : () -> ()
+            }
+          }
+          return
+        }
+    """)
+    assert "#map = affine_map<(d0) -> (d0 + 1)>" in out and "affine.apply #map(%arg1)" in out
+    assert "#set = affine_set<(d0, d1)[s0] : (d1 - d0 >= 0, -d0 + s0 - 1 >= 0)>" in out
+    assert "affine.if #set(%arg1, %0)[%arg0]" in out
+
+
+_NAMES = ["i", "j", "k", "x", "row", "col"]
+
+
+@st.composite
+def _named_map(draw):
+    nd = draw(st.integers(1, 3))
+    names = _NAMES[:nd]
+    sym = draw(st.booleans())
+    atoms = names + (["N"] if sym else [])
+
+    def term():
+        c = draw(st.integers(-5, 5))
+        a = draw(st.sampled_from(atoms))
+        op = draw(st.sampled_from(["*", "floordiv", "mod", "+"]))
+        if op == "*":
+            return f"{c}*{a}"
+        if op == "+":
+            return f"{a} + {c}"
+        return f"{a} {op} {abs(c) + 1}"
+
+    results = [term() for _ in range(draw(st.integers(1, 3)))]
+    return names, sym, results
+
+
+@settings(max_examples=60, deadline=None)
+@given(_named_map())
+def test_named_maps_mean_what_dN_maps_mean(case):
+    """Renaming 2019's dimension names to d0.. and wrapping the map in
+    `affine_map<>` gives the same (uniqued) map."""
+    names, sym, results = case
+    syms = "[N]" if sym else ""
+    old = f"({', '.join(names)}){syms} -> ({', '.join(results)})"
+    new = old
+    for k, n in enumerate(names):
+        new = new.replace(f"({n}", f"(d{k}").replace(f" {n}", f" d{k}").replace(f"*{n}", f"*d{k}")
+    new = new.replace("[N]", "[s0]").replace(" N", " s0").replace("*N", "*s0").replace("(N", "(s0")
+    a = parse(f"#m = {old}\nfunc @f() attributes {{m = #m}}")
+    b = parse(f"func.func @f() attributes {{m = affine_map<{new}>}}")
+    fa, fb = (next(iter(t.regions[0].ops())) for t in (a, b))
+    assert fa.attr("m") is fb.attr("m")
+
+
+# ------------------------------------------------------------------ op spellings
+
+
+def test_std_spellings_map_to_todays_ops():
+    out = roundtrip("""
+        func @f(%m: memref<4xf32>, %i: index, %a: i32, %b: i32) -> memref<?xf32> {
+          %c0 = constant 0 : index
+          %v = load %m[%i] : memref<4xf32>
+          store %v, %m[%c0] : memref<4xf32>
+          %p = cmpi "slt", %a, %b : i32
+          %s = select %p, %a, %b : i32
+          %d = dim %m, 0 : memref<4xf32>
+          %n = alloc(%d) : memref<?xf32>
+          %c = memref_cast %m : memref<4xf32> to memref<?xf32>
+          %e = sexti %s : i32 to i64
+          return %c : memref<?xf32>
+        }
+    """)
+    for today in ("arith.constant 0 : index", "memref.load", "memref.store", "arith.cmpi slt",
+                  "arith.select", "memref.dim", "memref.alloc(", "memref.cast", "arith.extsi"):
+        assert today in out, today
+
+
+def test_2019_switchn_is_todays_underscore_switchn():
+    out = roundtrip("""
+        func @f(%arg0: tensor<i32>, %arg1: tensor<*xf32>) -> tensor<*xf32> {
+          %fetches = tf_executor.graph {
+            %1:6 = tf_executor.SwitchN %arg1, %arg0 of 5 : tensor<*xf32>
+            %2:13 = tf_executor.SwitchN %arg1, %arg0 of 12 (%1#5) : tensor<*xf32>
+            tf_executor.fetch %2#0 : tensor<*xf32>
+          }
+          return %fetches : tensor<*xf32>
+        }
+    """)
+    assert "%outputs:5, %control = tf_executor._SwitchN %arg1, %arg0 of 5 : tensor<*xf32>" in out
+    assert "%outputs_0:12, %control_1 = tf_executor._SwitchN %arg1, %arg0 of 12 (%control) : tensor<*xf32>" in out
+
+
+# ------------------------------------------------------------------ diagnostics
+
+
+def test_spell_2019_names_ops_as_2019_did():
+    assert spell_2019("'arith.addf' op operand #0") == "'std.addf' op operand #0"
+    assert spell_2019("expects parent op 'func.func', found 'func.return'") == \
+        "expects parent op 'func', found 'std.return'"
+    assert spell_2019("'tf_executor._SwitchN' op x 'unknown.op'") == "'tf_executor.SwitchN' op x 'unknown.op'"
+
+
+def test_verify_diagnostics_matches_2019_expected_errors():
+    rc, _, err = run_opt("""
+        func @f(i32) {
+        ^bb0(%a : i32):
+          // expected-error@+1 {{'std.addf' op operand #0 must be floating-point-like}}
+          %sf = addf %a, %a : i32
+          return
+        }
+    """, "--verify-diagnostics")
+    assert rc == 0, err
+
+
+def test_diagnostics_about_todays_text_keep_todays_names():
+    rc, _, err = run_opt("func.func @f(%a: i32) {\n  %s = arith.addf %a, %a : i32\n  func.return\n}")
+    assert rc == 1 and "'arith.addf' op operand #0" in err and "std." not in err
+
+
+def test_bad_2019_input_is_a_located_error():
+    rc, _, err = run_opt("func @f(f32) {\n^bb0(%a: f32):\n  %x = addf %a : f32\n  return\n}")
+    assert rc == 1 and err.startswith("<stdin>:3:") and "Traceback" not in err
