@@ -16,8 +16,9 @@ Every output element is the same dot product of a row of x and a column of some 
 by the same kernel (a wider one: its blocking may sum in another order, so the rules are
 tagged approx). Only untransposed operands (adj/transpose false), float32, on one device.
 It pays when the products are small enough that the calls saved cost more than the
-`Split`'s copy of the output (`merge_cost`, measured): x's shape must be known
-(`tf_shapes`' analysis; unknown: not merged).
+`Split`'s copy of the output: the calibrated cost model (`tf_cost.kernel_us`) prices the
+products apart and merged + Split on x's static shape (`tf_shapes`' analysis; unknown: not
+merged); `merge_cost`, my own measured estimate, stands in where the model is absent.
 
 **Layer norm with identity parameters** (`_layer_norm_rules`). Keras's LayerNormalization
 exports as `x * s + (-m * s + beta)` with `s = Rsqrt(var + eps) * gamma`: with gamma all
@@ -108,40 +109,68 @@ def merge_cost(kind: str, m: int, widths: tuple[int, ...]) -> tuple[float, float
     return apart, merged
 
 
-def _rows(x) -> int | None:
-    """The number of rows x contributes to a product (the product of all dims but the last),
-    from the value's type or, when the type is unranked, from tf_shapes' analysis."""
-    shape = None
-    t = x.type
-    if isinstance(t, T.RankedTensorType):
-        shape = tuple(t.shape)
-    if shape is None or any(d < 0 for d in shape):
-        try:
-            from egraft.ir.semantics.tf_shapes import Shapes
-        except ImportError:  # the shape analysis is not there: nothing is known
-            return None
-        found = Shapes().shape(x)
-        shape = tuple(found) if found is not None else None
-    if shape is None or len(shape) < 2 or any(d < 0 for d in shape):
+_SHAPES: list = [None, None]  # (the outermost op of the IR last asked about, its Shapes)
+
+
+def _shapes_for(x):
+    """One tf_shapes analysis per IR (the outermost op above x), kept while rules run on it:
+    it is memoised per value, and the rewrites here keep every value's shape (as tf_shapes
+    asks of a shared analysis). None when the analysis is not installed."""
+    try:
+        from egraft.ir.semantics.tf_shapes import Shapes
+    except ImportError:
         return None
-    return int(np.prod(shape[:-1]))
+    from egraft.ir.core.operation import OpResult
+
+    top = x.owner if isinstance(x, OpResult) else x.owner.parent_op  # a block argument's owner is its block
+    while top is not None and top.parent_op is not None:
+        top = top.parent_op
+    if top is None or _SHAPES[0] is not top:
+        _SHAPES[0], _SHAPES[1] = top, Shapes()
+    return _SHAPES[1]
+
+
+def _static_shape(x) -> tuple[int, ...] | None:
+    """x's static shape, from its type or, when the type is not static, from tf_shapes'
+    analysis (None: not fully known)."""
+    t = x.type
+    if isinstance(t, T.RankedTensorType) and all(d >= 0 for d in t.shape):
+        return tuple(t.shape)
+    shapes = _shapes_for(x)
+    if shapes is None:  # the shape analysis is not there: nothing is known
+        return None
+    found = shapes.shape(x)
+    return tuple(found) if found is not None and all(d >= 0 for d in found) else None
+
+
+def merge_costs(kind: str, x_shape: tuple[int, ...], w_shape: tuple[int, int], n: int) -> tuple[float, float]:
+    """(predicted µs of the n separate products, of the merged product and its Split): the
+    calibrated cost model's (`egraft.ir.semantics.tf_cost.kernel_us`) when it is there, else
+    `merge_cost`'s measured estimate of the part that differs."""
+    try:
+        from egraft.ir.semantics.tf_cost import kernel_us
+    except ImportError:
+        return merge_cost(kind, int(np.prod(x_shape[:-1])), (w_shape[1],) * n)
+    wide = (w_shape[0], w_shape[1] * n)
+    out = (*x_shape[:-1], wide[1])
+    apart = n * kernel_us(kind, [x_shape, w_shape])
+    merged = kernel_us(kind, [x_shape, wide]) + kernel_us("Split", [(), out], values=[-1, None], n_results=n)
+    return apart, merged
 
 
 def merge_pays(kind: str, x, *weights: A.Attribute | None) -> bool:
     """The `kind` contractions of x by `weights` (constant 2-D float32, one shape) cost
-    more apart than merged, by `merge_cost`, on x's static shape."""
+    more apart than merged (`merge_costs`), on x's static shape."""
     if not all(isinstance(w, A.DenseElementsAttr) and w.element_type is _F32 for w in weights):
         return False
     shapes = {tuple(w.type.shape) for w in weights}
     if len(shapes) != 1:
         return False
     (shape,) = shapes
-    if len(shape) != 2:
+    x_shape = _static_shape(x)
+    if len(shape) != 2 or x_shape is None or len(x_shape) < 2 or x_shape[-1] != shape[0]:
         return False
-    m = _rows(x)
-    if m is None:
-        return False
-    apart, merged = merge_cost(kind, m, tuple(shape[1] for _ in weights))
+    apart, merged = merge_costs(kind, x_shape, shape, len(weights))
     return merged < apart
 
 
@@ -454,21 +483,9 @@ def _all_equal(value: float):
     return fn
 
 
-def _shape_of(x) -> tuple[int, ...] | None:
-    t = x.type
-    if isinstance(t, T.RankedTensorType) and all(d >= 0 for d in t.shape):
-        return tuple(t.shape)
-    try:
-        from egraft.ir.semantics.tf_shapes import Shapes
-    except ImportError:
-        return None
-    found = Shapes().shape(x)
-    return tuple(found) if found is not None and all(d >= 0 for d in found) else None
-
-
 def _broadcast_keeps(x, c: A.Attribute | None) -> bool:
     """A constant c broadcast against x leaves x's (static) shape as it is."""
-    shape = _shape_of(x)
+    shape = _static_shape(x)
     if shape is None or not isinstance(c, A.DenseElementsAttr):
         return False
     dims = tuple(c.type.shape)
@@ -484,6 +501,33 @@ def _uses_only(bound, *users) -> bool:
 
 
 _LN_INNER = ("ln_sd", "ln_var", "ln_eps", "ln_r", "ln_xs", "ln_neg", "ln_ms", "ln_shift")
+
+
+def _layer_norm_pays(keep_gamma: bool, keep_beta: bool):
+    """The calibrated cost model prices the matched ops (all but the mean, which stays) above
+    what replaces them, on x's static shape; without the model, the op count decides (the
+    rewrite has fewer full-size element-wise ops whenever it is taken)."""
+    def fn(xv, mean_op, axes, eps, gamma, beta, *old) -> bool:
+        try:
+            from egraft.ir.semantics.tf_cost import kernel_us
+            from egraft.rewrite.encoding.cost_models import tf_ops_cost
+        except ImportError:
+            return True
+        x_shape = _static_shape(xv)
+        m_shape = _static_shape(mean_op.results[0])
+        if x_shape is None or m_shape is None or not all(isinstance(c, A.DenseElementsAttr) for c in (axes, eps)):
+            return False
+        e_shape = tuple(eps.type.shape)
+        new = (kernel_us("Sub", [x_shape, m_shape]) + kernel_us("Square", [x_shape])
+               + kernel_us("Mean", [x_shape, tuple(axes.type.shape)], [m_shape])
+               + kernel_us("AddV2", [m_shape, e_shape]) + kernel_us("Rsqrt", [m_shape])
+               + kernel_us("Mul", [x_shape, m_shape]))
+        if keep_gamma:
+            new += kernel_us("Mul", [x_shape, tuple(gamma.type.shape)])
+        if keep_beta:
+            new += kernel_us("AddV2", [x_shape, tuple(beta.type.shape)])
+        return new < tf_ops_cost(old, _shapes_for(xv))
+    return fn
 
 
 def _layer_norm_rules() -> list[Rule]:
@@ -535,6 +579,9 @@ def _layer_norm_rules() -> list[Rule]:
                       (lambda xv, c: not _all_equal(0.0)(c)) if keep_beta
                       else (lambda xv, c: _all_equal(0.0)(c) and _broadcast_keeps(xv, c)), x, const_of("beta")),
                  pred("the mean keeps its axes (keep_dims)", lambda k: k == A.TRUE, kd),
+                 pred("the cost model says the rewrite is cheaper", _layer_norm_pays(keep_gamma, keep_beta), x,
+                      var("ln_mean"), const_of("axes"), const_of("eps"), const_of("gamma"), const_of("beta"),
+                      var("ln_out"), *map(var, _LN_INNER)),
                  pred("on one device", _one_device, *map(var, ("ln_out", "ln_mean", "ln_s") + _LN_INNER))]
         name = "layer-norm" + ("-gamma" if keep_gamma else "") + ("-beta" if keep_beta else "")
         made.append(rule(name, source, y, where=where, tags=_APPROX, commutative=True,
