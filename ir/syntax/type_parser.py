@@ -28,6 +28,10 @@ _FLAT_TYPE_LIST = r'\([^()<>{}"]*+(?:<[^<>{}"]*+>[^()<>{}"]*+)*+\)'
 FLAT_FN_TEXT = _FLAT_TYPE_LIST + r'[ \t]*->[ \t]*(?:' + _FLAT_TYPE_LIST + r'|[\w.!]+(?:<[^<>{}"()]*+>)?)'
 _FLAT_FN_TYPE = re.compile(FLAT_FN_TEXT)
 _DIM_LIST = re.compile(r"((?:(?:\d+|\?|\[\d+\])x)*)")
+# MLIR's lexer skips blanks between a size and its `x` (`vector<42 x i32>`,
+# as 2019's files wrote it): the general form, tried when the compact one stops before a size.
+_DIM_START = frozenset("0123456789?[")
+_SPACED_DIM_LIST = re.compile(r"((?:(?:\d+|\?|\[\d+\])[ \t]*x[ \t\n]*)*)")
 _TYPE_KEYWORDS = {"tensor", "memref", "vector", "complex", "tuple", "index", "none", "bf16", "tf32"}
 
 _SIMPLE_TYPES: dict[str, T.Type] = {"index": T.index, "none": T.none}
@@ -186,8 +190,12 @@ class TypeParser(Lexer):
             return T.UnrankedMemRefType(elt, space)
         self.skip_ws()
         m = _DIM_LIST.match(self.text, self.pos)
+        if self.text[m.end():m.end() + 1] in _DIM_START:
+            m = _SPACED_DIM_LIST.match(self.text, self.pos)
         dims_text = m.group(1)
         self.pos = m.end()
+        if " " in dims_text or "\t" in dims_text or "\n" in dims_text:
+            dims_text = re.sub(r"\s+", "", dims_text)
         if self.text[self.pos:self.pos + 1] == "?" or \
                 (self.text[self.pos:self.pos + 1].isdigit() and not _SIMPLE_TYPE.match(self.text, self.pos)):
             raise self.error("expected 'x' in dimension list")
