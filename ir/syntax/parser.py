@@ -311,6 +311,9 @@ class Parser(ValueScopes):
         fn = self.parse_type()
         if not isinstance(fn, T.FunctionType):
             raise self.error("expected function type", type_pos)
+        if len(fn.inputs) != len(refs):  # MLIR's wording for the generic form
+            raise self.error(f"expected {len(refs)} operand type{'' if len(refs) == 1 else 's'} but had "
+                             f"{len(fn.inputs)}", type_pos)
         operands = self.resolve_operands(refs, fn.inputs, type_pos)
         if opdef is not None:
             if attributes and opdef.attr_names:
