@@ -312,3 +312,25 @@ def test_generated_functions_agree(steps: list[tuple]) -> None:
     ifs = lambda g: sum(op in ("If", "StatelessIf", "Case", "StatelessCase") for op in ops(g))  # noqa: E731
     assert ifs(out) <= ifs(graph) - constant, (steps, ifs(graph), ifs(out))
     assert "PartitionedCall" not in ops(out) and "StatefulPartitionedCall" not in ops(out)
+
+
+@pytest.mark.parametrize("pred", [0, 3, -0.0, 0.5, [0.0], []], ids=["0", "3", "-0.0", "0.5", "[0.0]", "[]"])
+def test_if_on_non_boolean_constant(pred, tmp_path: Path) -> None:
+    """TensorFlow's If on a predicate that is not a boolean scalar: a number is true when
+    nonzero, a tensor of another rank when it has elements; the fold takes the same branch."""
+    tf = _tf()
+    spec = tf.TensorSpec([2, 4], tf.float32)
+    then = tf.function(lambda x: x * 2.0).get_concrete_function(spec)
+    other = tf.function(lambda x: x - 5.0).get_concrete_function(spec)
+    value = np.array(pred, dtype=np.int32 if isinstance(pred, int) else np.float32)
+
+    @tf.function
+    def f(x):
+        return tf.raw_ops.StatelessIf(cond=tf.constant(value), input=[x], Tout=[tf.float32], then_branch=then,
+                                      else_branch=other)[0]
+
+    graph, feed, fetch = _graph_def(f)
+    assert "StatelessIf" in ops(graph)
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert "StatelessIf" not in ops(out)
+    assert_same_outputs(graph, out, feed, fetch)
