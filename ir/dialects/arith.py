@@ -116,6 +116,8 @@ SAME_TYPE_FORM = CustomForm(_parse_same_type_trailing_attrs, print_operands_and_
 
 
 def _parse_constant(p: FormParser) -> Operation:
+    if p.peek() == "@":  # 2019's `constant @f : (i32) -> ()` is today's func.constant
+        return REGISTRY.ops["func.constant"].assembly.parse(p)  # type: ignore[union-attr]
     attrs = p.parse_optional_attr_dict()
     value = p.parse_attribute()
     t = getattr(value, "type", None)

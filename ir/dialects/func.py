@@ -275,7 +275,56 @@ CALL = OpDef(
     assembly=CustomForm(_parse_call, _print_call),
 )
 
+# ------------------------------------------------------------------ func.constant
+
+
+def _parse_func_constant(p: FormParser) -> Operation:
+    """`func.constant @f : (i32) -> ()` (and 2019's `constant @f : ...`, which
+    the `constant` form hands here when its value is a symbol).  Inside a
+    function, `func` is the default dialect, so 2019's `constant 0 : i32`
+    arrives here too: any other value is arith.constant's."""
+    if p.peek() != "@":
+        return REGISTRY.ops["arith.constant"].assembly.parse(p)  # type: ignore[union-attr]
+    callee = p.parse_symbol()
+    attrs = p.parse_optional_attr_dict()
+    p.parse_punct(":")
+    t = p.parse_type()
+    attrs["value"] = A.SymbolRefAttr(callee)
+    return p.create_op("func.constant", result_types=[t], attributes=attrs)
+
+
+def _print_func_constant(pr: FormPrinter, op: Operation) -> None:
+    pr.write(f"{pr.op_name_text(op)} {op.attr('value')}")
+    pr.print_op_attr_dict(op, elided=("value",))
+    pr.write(" : ")
+    pr.print_type(op.results[0].type)
+
+
+def _verify_func_constant(op: Operation) -> None:
+    from egraft.ir.core.symbols import SymbolTable
+
+    ref = op.attr("value")
+    fn = SymbolTable.lookup_from(op, ref)
+    if fn is None or fn.name != "func.func":
+        raise _err(op, f"reference to undefined function '{ref.root}'")  # type: ignore[union-attr]
+    if fn.attr("function_type").value is not op.results[0].type:  # type: ignore[union-attr]
+        raise _err(op, "reference to function with mismatched type")
+
+
+CONSTANT = OpDef(
+    "func.constant",
+    summary="Constant",
+    description="A function value: the symbol of a `func.func` whose type is the result's. "
+                "2019's `constant @f : (i32) -> ()` parses to it.",
+    attributes=[("value", C.FlatSymbolRefAttr)],
+    results=[("result", C.AnyType)],
+    traits=(Traits.Pure,),
+    assembly=CustomForm(_parse_func_constant, _print_func_constant),
+    verify=_verify_func_constant,
+    result_names=["f"],
+)
+
 FUNC_DIALECT = REGISTRY.dialect("func", summary="Functions, calls and returns.")
-FUNC_DIALECT.add(FUNC, RETURN, CALL)
+FUNC_DIALECT.add(FUNC, RETURN, CALL, CONSTANT)
 REGISTRY.legacy_names.update({"func": "func.func", "return": "func.return", "call": "func.call",
                               "std.return": "func.return", "std.call": "func.call"})
