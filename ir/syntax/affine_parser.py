@@ -128,6 +128,19 @@ def parse_dim_and_symbol_lists(p: Lexer) -> tuple[dict[str, AffineExpr], int, in
     return names, nd, ns
 
 
+def _parse_2019_zero_comparison(p: Lexer) -> bool:
+    """`>= 0` (False) or `== 0` (True), with 2019's diagnostics for anything else."""
+    for punct, is_eq in ((">=", False), ("==", True)):
+        if p.parse_optional_punct(punct):
+            n = p.parse_optional_integer()
+            if n is None:
+                break
+            if n != 0:
+                raise p.error(f"expected '0' after '{punct}'")
+            return is_eq
+    raise p.error("expected '== 0' or '>= 0' at end of affine constraint")
+
+
 def parse_affine_map_or_set(p: Lexer, want_set: bool | None) -> AffineMap | IntegerSet:
     """`(d0)[s0] -> (...)` or `(d0)[s0] : (...)`; `want_set` None accepts either."""
     names, nd, ns = parse_dim_and_symbol_lists(p)
@@ -153,9 +166,13 @@ def parse_affine_map_or_set(p: Lexer, want_set: bool | None) -> AffineMap | Inte
     constraints: list[tuple[AffineExpr, bool]] = []
     if p.parse_optional_punct(")"):  # no constraints: always true, `0 == 0`
         return IntegerSet(nd, ns, [(Const(0), True)])
+    # A bare set (no `affine_set<>`) in 2019-syntax text: 2019 compared with zero only.
+    era = want_set is None and getattr(p, "std_era", False)
     while True:
         lhs = parse_affine_expr(p, resolve)
-        if p.parse_optional_punct(">="):
+        if era:
+            constraints.append((lhs, _parse_2019_zero_comparison(p)))
+        elif p.parse_optional_punct(">="):
             rhs = parse_affine_expr(p, resolve)
             constraints.append((lhs - rhs, False))
         elif p.parse_optional_punct("<="):
