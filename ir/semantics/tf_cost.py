@@ -11,7 +11,8 @@ per element for elementwise ops, ...) and bytes moved (inputs read plus output w
 `view` ops such as Reshape, Identity and Const move nothing).
 
 **Time.** ``µs = overhead + FLOPs · s_flop + bytes · s_byte`` with non-negative
-coefficients per class, fitted to TensorFlow CPU kernel times measured on this machine by
+coefficients per class (a fused kernel adds its epilogue: per fused op, the calibrated
+per-element rate of the op it stands for, `EPILOGUE_AS`), fitted to TensorFlow CPU kernel times measured on this machine by
 `python -m egraft.ir.semantics.tf_cost_calibrate` (2 intra- and 2 inter-op threads,
 oneDNN on, Grappler off: as `bench/grappler` runs inference) and saved in
 `tf_cost_calibration.json` next to this module; the file also has per-op-type
@@ -110,6 +111,8 @@ class Work:
     flops: float
     bytes: float
     known: bool
+    epilogue: tuple[str, ...] = ()   # a fused kernel's elementwise ops ("BiasAdd", "GeluExact")
+    out_elements: float = 0.0        # the elements each of them is applied to
 
 
 def _elements(s: Shape) -> int | None:
@@ -147,17 +150,17 @@ def work(kind: str, inputs: list[Shape], outputs: list[Shape], op: Operation | N
         flops = _matmul_flops(kind, inputs, outputs, op)
         if flops is None:
             return Work(kind, cls, 0.0, 0.0, False)
-        flops += out * _epilogue(op)
+        return Work(kind, cls, flops, moved, True, _epilogue(op), out)
     elif cls == "conv":
         f = inputs[1] if len(inputs) > 1 else None
         if f is None or len(f) < 3 or any(d < 0 for d in f):
             return Work(kind, cls, 0.0, 0.0, False)
-        flops = 2.0 * out * float(np.prod(f[:-1], dtype=np.int64)) + out * _epilogue(op)
+        return Work(kind, cls, 2.0 * out * float(np.prod(f[:-1], dtype=np.int64)), moved, True, _epilogue(op), out)
     elif cls == "depthwise":
         f = inputs[1] if len(inputs) > 1 else None
         if f is None or len(f) != 4 or any(d < 0 for d in f):
             return Work(kind, cls, 0.0, 0.0, False)
-        flops = 2.0 * out * f[0] * f[1] + out * _epilogue(op)
+        return Work(kind, cls, 2.0 * out * f[0] * f[1], moved, True, _epilogue(op), out)
     elif cls == "pool":
         k = _ints_attr(op, "ksize") or [1, 1, 1, 1]
         flops = out * float(np.prod(k))
@@ -181,12 +184,21 @@ def _ints_attr(op: Operation | None, name: str) -> list[int] | None:
     return None
 
 
-def _epilogue(op: Operation | None) -> int:
-    """Elementwise ops a _Fused* kernel applies per output element (BiasAdd, activation)."""
+def _epilogue(op: Operation | None) -> tuple[str, ...]:
+    """The elementwise ops a _Fused* kernel applies per output element (BiasAdd, activation)."""
     from egraft.ir.core import attributes as A
 
     a = op.attr("fused_ops") if op is not None else None
-    return len(a.value) if isinstance(a, A.ArrayAttr) else 0
+    if not isinstance(a, A.ArrayAttr):
+        return ()
+    return tuple(str(x.value) for x in a.value if isinstance(x, A.StringAttr))
+
+
+#: What each epilogue op of a fused kernel costs like: the standalone op whose calibrated
+#: per-element compute rate prices it (GELU exact is an erf and a few multiplies).
+EPILOGUE_AS = {"BiasAdd": "BiasAdd", "Relu": "Relu", "Relu6": "Relu6", "LeakyRelu": "Relu", "Elu": "Elu",
+               "Tanh": "Tanh", "Sigmoid": "Sigmoid", "GeluExact": "Erf", "GeluApproximate": "Tanh", "Add": "AddV2",
+               "FusedBatchNorm": "Mul", "Swish": "Sigmoid", "_MklSwish": "Sigmoid", "Mish": "Tanh"}
 
 
 def _matmul_flops(kind: str, inputs: list[Shape], outputs: list[Shape], op: Operation | None) -> float | None:
@@ -258,6 +270,19 @@ class Calibration:
     def coefficients(self, kind: str, cls: str) -> Coefficients:
         return self.kinds.get(kind) or self.classes.get(cls) or self.classes["other"]
 
+    def epilogue_us(self, w: Work) -> float:
+        """A fused kernel's epilogue: per fused op, its standalone op's calibrated compute
+        rate per element (no overhead, no memory traffic: the kernel does both once)."""
+        total = 0.0
+        for f in w.epilogue:
+            kind = EPILOGUE_AS.get(f, "AddV2")
+            total += w.out_elements * self.coefficients(kind, op_class(kind)).us_per_flop
+        return total
+
+    def time_us(self, w: Work) -> float:
+        """Predicted µs of work `w`."""
+        return self.coefficients(w.kind, w.cls).time_us(w) + self.epilogue_us(w)
+
 
 def _coeffs(d: dict) -> Coefficients:
     return Coefficients(float(d["overhead_us"]), float(d["us_per_flop"]), float(d["us_per_byte"]))
@@ -299,12 +324,12 @@ def op_cost_us(op: Operation, shapes: Shapes | None = None, calibration: Calibra
     if w is None:
         return 0.0
     cal = calibration or load_calibration()
-    return cal.coefficients(w.kind, w.cls).time_us(w)
+    return cal.time_us(w)
 
 
 def cost_of_work(w: Work, calibration: Calibration | None = None) -> float:
     cal = calibration or load_calibration()
-    return cal.coefficients(w.kind, w.cls).time_us(w)
+    return cal.time_us(w)
 
 
 def kernel_us(kind: str, inputs: list[Shape], outputs: list[Shape] | None = None, *,
@@ -346,7 +371,7 @@ def predict_breakdown(root: Operation, calibration: Calibration | None = None) -
             continue
         row = out.setdefault(w.cls, {"ops": 0, "us": 0.0, "unknown": 0})
         row["ops"] += 1
-        row["us"] += cal.coefficients(w.kind, w.cls).time_us(w)
+        row["us"] += cal.time_us(w)
         row["unknown"] += 0 if w.known else 1
     return out
 

@@ -146,3 +146,19 @@ func.func @f(%x: tensor<1x128x256xf32>, %w: tensor<256x768xf32>) -> (tensor<*xf3
     # a merged product costs less than three of a third of its size (the per-call overhead)
     assert kernel_us("BatchMatMulV2", [(1, 128, 256), (256, 768)]) < 3 * kernel_us(
         "BatchMatMulV2", [(1, 128, 256), (256, 256)])
+
+
+def test_a_fused_kernels_epilogue_is_priced_as_the_ops_it_stands_for():
+    """_FusedMatMul [BiasAdd, GeluExact] costs the [BiasAdd] kernel plus, per output
+    element, the calibrated compute rate of an Erf (GELU exact's transcendental)."""
+    module = parse('''
+func.func @f(%x: tensor<128x256xf32>, %w: tensor<256x1024xf32>, %b: tensor<1024xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %0 = "tf._FusedMatMul"(%x, %w, %b) {fused_ops = ["BiasAdd"], num_args = 1 : i64} : (tensor<128x256xf32>, tensor<256x1024xf32>, tensor<1024xf32>) -> tensor<*xf32>
+  %1 = "tf._FusedMatMul"(%x, %w, %b) {fused_ops = ["BiasAdd", "GeluExact"], num_args = 1 : i64} : (tensor<128x256xf32>, tensor<256x1024xf32>, tensor<1024xf32>) -> tensor<*xf32>
+  return %0, %1 : tensor<*xf32>, tensor<*xf32>
+}''')
+    bias, gelu = [op for op in module.walk() if op.name == "tf._FusedMatMul"]
+    cal = load_calibration()
+    erf = cal.coefficients("Erf", op_class("Erf")).us_per_flop
+    assert op_cost_us(gelu) - op_cost_us(bias) == pytest.approx(128 * 1024 * erf)
+    assert op_cost_us(gelu) > op_cost_us(bias)
