@@ -327,6 +327,14 @@ def op_cost_us(op: Operation, shapes: Shapes | None = None, calibration: Calibra
     return cal.time_us(w)
 
 
+def ops_cost_us(ops: Iterable[Operation], shapes: Shapes | None = None,
+                calibration: Calibration | None = None) -> float:
+    """The summed :func:`op_cost_us` of several ops, one Shapes shared (a rewrite's gate:
+    what it removes against what it builds). Importable from patterns/ (ir layer)."""
+    shapes = shapes if shapes is not None else Shapes()
+    return sum(op_cost_us(op, shapes, calibration) for op in ops)
+
+
 def cost_of_work(w: Work, calibration: Calibration | None = None) -> float:
     cal = calibration or load_calibration()
     return cal.time_us(w)
@@ -385,4 +393,4 @@ def predict_ms(root: Operation, calibration: Calibration | None = None) -> float
 
 
 __all__ = ["CALIBRATION", "CLASSES", "Calibration", "Coefficients", "Facts", "Work", "cost_of_work", "graph_ops",
-           "kernel_us", "load_calibration", "op_class", "op_cost_us", "op_work", "predict_breakdown", "predict_ms", "work"]
+           "kernel_us", "load_calibration", "ops_cost_us", "op_class", "op_cost_us", "op_work", "predict_breakdown", "predict_ms", "work"]

@@ -29,7 +29,8 @@ from egraft.ir.core import types as T
 from egraft.ir.core.types import Type
 from egraft.ir.core.operation import Operation
 from egraft.ir.records.opdef import SINGLE
-from egraft.ir.semantics.tf_cost import Calibration, cost_of_work, kernel_us, load_calibration, op_cost_us, work
+from egraft.ir.semantics.tf_cost import (Calibration, cost_of_work, kernel_us, load_calibration, op_cost_us,
+                                         ops_cost_us, work)
 from egraft.ir.semantics.tf_shapes import Shapes, shape_of_type
 
 from egraft.rewrite.encoding.schema import is_op_ctor, op_name_of
@@ -175,8 +176,7 @@ __all__ = ["IRCost", "TFCalibratedCost", "TFShapeCost", "canonical_cost", "kerne
 
 def tf_ops_cost(ops: Iterable[Operation], shapes: Shapes | None = None) -> float:
     """The summed :func:`tf_op_cost` of several ops (one Shapes shared)."""
-    shapes = shapes if shapes is not None else Shapes()
-    return sum(op_cost_us(op, shapes) for op in ops)
+    return ops_cost_us(ops, shapes)
 
 
 def _parse_type(text: str) -> Type | None:
