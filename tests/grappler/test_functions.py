@@ -334,3 +334,28 @@ def test_if_on_non_boolean_constant(pred, tmp_path: Path) -> None:
     out = optimize(graph, feed, fetch, tmp_path)
     assert "StatelessIf" not in ops(out)
     assert_same_outputs(graph, out, feed, fetch)
+
+
+@cache
+def keras_recurrent():
+    """A Keras LSTM then GRU, frozen with their loops kept functional (While bodies holding
+    TensorList reads and writes, the cell's MatMuls and gates)."""
+    tf = _tf()
+    keras = tf.keras
+    tf.random.set_seed(0)
+    inputs = keras.Input((12, 8), batch_size=2)
+    h = keras.layers.LSTM(16, return_sequences=True)(inputs)
+    outputs = keras.layers.Dense(3)(keras.layers.GRU(8)(h))
+    model = keras.Model(inputs, outputs)
+    return _graph_def(tf.function(lambda x: model(x, training=False)), shape=(2, 12, 8), freeze=True)
+
+
+def test_keras_recurrent_loop_bodies(tmp_path: Path) -> None:
+    graph, feed, fetch = keras_recurrent()
+    bodies = {f.signature.name: len(f.node_def) for f in graph.library.function if "body" in f.signature.name}
+    assert len(bodies) == 2
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch, shape=(2, 12, 8))
+    after = {f.signature.name: len(f.node_def) for f in out.library.function}
+    assert all(after[name] < n for name, n in bodies.items()), (bodies, after)  # optimized in place, names kept
+    assert nodes(out) < nodes(graph)
