@@ -32,6 +32,24 @@ Facts (all i64, loaded from TSV; node ids are block positions, feeds get ids pas
 ``BarR n``             any node that is not a mergeable island (a consumer outside every group).
 ``PinR n``             island that must not sink into its consumers: the fetch uses it, or it
                        holds an op with effects (skipping it more often would be visible).
+``FetchR n f``         island ``n``'s fetch class: 0 when neither it nor anything before it has
+                       effects, else a number per set of fetch operands it reaches (``facts``).
+``OrderR s d``         ``d`` waits on the control token of ``s``, which has or follows effects.
+
+**Several fetch sets** (a TF1 graph run for init, restore, save and inference in turn): the
+export writes each op of an island with the island's control operands and makes users of its
+token wait on all its ops, so an island whose members differ in what they are needed by would
+run, for one fetch, what another fetch needs. Islands with effects before them (a write, or a
+read in a graph that also writes) therefore merge only with equal fetch sets: every edge the
+export adds then goes from an op needed by at least the fetches of its target, so no fetch
+subset runs anything new, and no cycle forms (fetch sets only shrink along edges, as ``dd`` and
+``bd`` only grow). Pure islands merge only with pure ones (running a pure op more is invisible;
+a control operand or capture of a pure island comes from a pure one). A group sinking into its
+only consumer group has exactly that group's fetch set (it is not fetched itself). An
+``OrderR`` edge is an ordering the export could only keep between islands (a merged island
+keeps no control edges inside it): it raises the barrier depth, so its ends never share an
+island, and its source is pinned (never sinks). Graphs without writes (Keras models) group as
+before.
 """
 
 from __future__ import annotations
@@ -75,8 +93,8 @@ IASet = DECLARATIONS.set_sort("IASet", IAtom)
 INode = DECLARATIONS.datatype("INode")
 Nd = DECLARATIONS.constructor("Nd", (I64,), INode)          # a node's group
 Cmp = DECLARATIONS.constructor("Cmp", (I64,), INode)        # a node's component (keep-independent)
-Sig = DECLARATIONS.constructor("Sig", (IASet, I64), INode)
-SigC = DECLARATIONS.constructor("SigC", (IASet, I64, INode), INode)
+Sig = DECLARATIONS.constructor("Sig", (IASet, I64, I64), INode)
+SigC = DECLARATIONS.constructor("SigC", (IASet, I64, I64, INode), INode)
 din = DECLARATIONS.function("din", (I64,), IASet, "union")  # deadness atoms of a node's inputs
 dd = DECLARATIONS.function("dd", (I64,), IASet, "union")    # of an island's outputs
 bdd = DECLARATIONS.function("bdd", (I64,), IASet, "union")  # of a barrier's non-port outputs
@@ -96,6 +114,8 @@ IdentR = DECLARATIONS.relation("IdentR", I64, I64, I64)
 NodeR = DECLARATIONS.relation("NodeR", I64)
 BarR = DECLARATIONS.relation("BarR", I64)
 PinR = DECLARATIONS.relation("PinR", I64)
+FetchR = DECLARATIONS.relation("FetchR", I64, I64)
+OrderR = DECLARATIONS.relation("OrderR", I64, I64)
 
 # egglog 13.2 panics in a Set merge when a set holds e-classes created in the same action
 # batch, so every term is materialised first, in its own stratum (spike, pitfall 3).
@@ -108,7 +128,7 @@ LABEL = "islands.label"
 CONSUMERS = "islands.consumers"
 SINK = "islands.sink"
 
-a, b, c, d, g, k, l, m, n, p, q, r, s, u, x = vars_("a b c d g k l m n p q r s u x")
+a, b, c, d, f, g, k, l, m, n, p, q, r, s, u, x = vars_("a b c d f g k l m n p q r s u x")
 
 RULES: tuple[RelationalRule, ...] = (
     relational_rule("nodes", MAKE, [NodeR(n)], [Nd(n), Cmp(n)]),
@@ -131,15 +151,18 @@ RULES: tuple[RelationalRule, ...] = (
     relational_rule("bd-island", DEPTH, [IEdgeR(s, d), eq(x, bd(s))], [set_(bd(d), x)]),
     relational_rule("bd-barrier", DEPTH, [BEdgeR(s, d, k), eq(x, bd(s))], [set_(bd(d), plus(x, k))]),
     relational_rule("bd-switch-port", DEPTH, [SEdgeR(s, r, d), eq(x, bd(s))], [set_(bd(d), plus(x, 1))]),
+    relational_rule("bd-ordering", DEPTH, [OrderR(s, d), eq(x, bd(s))], [set_(bd(d), plus(x, 1))],
+                    doc="A control edge out of an effect-reached island stays an edge between islands."),
 
     relational_rule("connect-same-signature", COMPONENTS,
-                    [IEdgeR(s, d), IslandR(d), eq(a, dd(s)), eq(a, dd(d)), eq(u, bd(s)), eq(u, bd(d))],
+                    [IEdgeR(s, d), IslandR(d), FetchR(s, f), FetchR(d, f), eq(a, dd(s)), eq(a, dd(d)),
+                     eq(u, bd(s)), eq(u, bd(d))],
                     [union(Cmp(s), Cmp(d))],
                     doc="Only for keep-independent: islands joined by an edge inside one signature class."),
 
-    relational_rule("group-by-signature", GROUP, [IslandR(n), eq(a, dd(n)), eq(u, bd(n))],
-                    [union(Nd(n), Sig(a, u))],
-                    doc="THE merge rule: same deadness atoms and barrier depth, same island."),
+    relational_rule("group-by-signature", GROUP, [IslandR(n), FetchR(n, f), eq(a, dd(n)), eq(u, bd(n))],
+                    [union(Nd(n), Sig(a, u, f))],
+                    doc="THE merge rule: same deadness atoms, barrier depth and fetch class, same island."),
 
     relational_rule("label-groups", LABEL, [IslandR(n), eq(g, Nd(n))], [set_(lab(g), n)]),
     relational_rule("consumer-group", CONSUMERS,
@@ -161,8 +184,8 @@ RULES: tuple[RelationalRule, ...] = (
 
 #: With ``keep-independent``, the grouping rule also keys on the connected component.
 GROUP_BY_COMPONENT = relational_rule(
-    "group-by-signature-and-component", GROUP, [IslandR(n), eq(a, dd(n)), eq(u, bd(n))],
-    [union(Nd(n), SigC(a, u, Cmp(n)))],
+    "group-by-signature-and-component", GROUP, [IslandR(n), FetchR(n, f), eq(a, dd(n)), eq(u, bd(n))],
+    [union(Nd(n), SigC(a, u, f, Cmp(n)))],
     doc="Independent subgraphs stay apart, for inter-op parallelism.")
 
 #: The strata, in order; each saturates before the next starts (unions are irreversible,

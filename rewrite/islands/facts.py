@@ -75,6 +75,35 @@ def collect(graph: Operation) -> GraphNodes:
 
 
 
+#: Executor ops without effects of their own (the rest, Send/Recv and anything unknown, have some).
+_PURE_EXECUTOR_OPS = frozenset({*IM.SWITCHES, "tf_executor.Merge", "tf_executor.Enter", "tf_executor.Exit",
+                                "tf_executor.LoopCond", "tf_executor.NextIteration.Source",
+                                "tf_executor.NextIteration.Sink", "tf_executor.ControlTrigger"})
+
+
+#: Ops with effects that only read state: running one more or less often is invisible, and its
+#: order matters only against a write (a graph without writes treats them as pure).
+READS = frozenset({"tf.ReadVariableOp", "tf.VarHandleOp", "tf.VarIsInitializedOp", "tf.Placeholder",
+                   "tf.ResourceGather", "tf.ReadVariableXlaSplitND"})
+
+
+def _effects(op: Operation) -> tuple[bool, bool]:
+    """(reads, writes) of a node of the graph: an island holding ops with effects (``READS`` only
+    read; any other, unknown ops included, counts as a write), or an executor op other than the
+    control-flow primitives (a write: Send, Recv, ...)."""
+    if op.name != "tf_executor.island":
+        return False, op.name not in _PURE_EXECUTOR_OPS
+    reads = writes = False
+    for top in op.regions[0].blocks[0].ops[:-1]:
+        for inner in top.walk():
+            if has_side_effects(inner):
+                if inner.name in READS:
+                    reads = True
+                else:
+                    writes = True
+    return reads, writes
+
+
 def is_blocking_island(op: Operation) -> bool:
     return any(IM.BLOCKING_OP.match(inner.name) for inner in op.walk())
 
@@ -138,6 +167,58 @@ class _Facts:
         else:
             rows["OpaqueR"].append((n,))
 
+    def fetch_classes(self) -> None:
+        """``FetchR``, ``OrderR`` and the pins of ordering sources (see ``patterns.island_merging``).
+
+        E(n): n holds an op with effects or follows one (over data, control and captures, a
+        NextIteration's Sink into its Source); reads count only in a graph that also writes. S(n): the fetch operands n reaches, as a bit set;
+        a fetch operand reached is one whose value n computes or must run before. An effect-reached
+        island's class numbers its S; a pure island's class is 0. Keras graphs (pure, one fetch
+        set) stay in one class, so they group as before."""
+        nodes, n_ops = self.nodes, len(self.nodes.ops)
+        succ: list[list[int]] = [[] for _ in range(n_ops)]
+        for s, _, d in nodes.edges:
+            if d < n_ops:
+                succ[s].append(d)
+        for i, op in enumerate(nodes.ops):
+            if op.name == "tf_executor.NextIteration.Sink":
+                source = nodes.index.get(op.operands[0].owner_op) if op.operands else None  # type: ignore[arg-type]
+                if source is not None:
+                    succ[i].append(source)
+        kinds = [_effects(op) for op in nodes.ops]
+        writes = any(w for _, w in kinds)
+        effect = [w or (r and writes) for r, w in kinds]
+        work = [i for i in range(n_ops) if effect[i]]
+        while work:
+            for d in succ[work.pop()]:
+                if not effect[d]:
+                    effect[d] = True
+                    work.append(d)
+        preds: list[list[int]] = [[] for _ in range(n_ops)]
+        for s, ds in enumerate(succ):
+            for d in ds:
+                preds[d].append(s)
+        reach = [0] * n_ops
+        for k, v in enumerate(nodes.fetch.operands):
+            owner = nodes.index.get(v.owner_op) if v.owner_op is not None else None  # type: ignore[arg-type]
+            if owner is not None:
+                reach[owner] |= 1 << k
+        work = [i for i in range(n_ops) if reach[i]]
+        while work:
+            d = work.pop()
+            for s in preds[d]:
+                if reach[s] | reach[d] != reach[s]:
+                    reach[s] |= reach[d]
+                    work.append(s)
+        classes: dict[int, int] = {}
+        for (n,) in self.rows["IslandR"]:
+            self.rows["FetchR"].append((n, classes.setdefault(reach[n], len(classes) + 1) if effect[n] else 0))
+        island = {r[0] for r in self.rows["IslandR"]}
+        for s, r, d in nodes.edges:
+            if s in island and effect[s] and d in island and r == len(nodes.ops[s].results) - 1:
+                self.rows["OrderR"].append((s, d))
+                self.rows["PinR"].append((s,))
+
     def edges(self) -> None:
         island = {r[0] for r in self.rows["IslandR"]}
         ops, n_ops = self.nodes.ops, len(self.nodes.ops)
@@ -153,7 +234,8 @@ class _Facts:
                 self.rows["SEdgeR"].append((s, r, d))
             else:
                 self.rows["BEdgeR"].append((s, d, self.step[s]))
-        for name in ("IEdgeR", "BEdgeR", "SEdgeR", "PinR"):
+        self.fetch_classes()
+        for name in ("IEdgeR", "BEdgeR", "SEdgeR", "PinR", "OrderR"):
             self.rows[name] = sorted(set(self.rows[name]))
 
 
