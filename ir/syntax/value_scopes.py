@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Block, Operation, Value
+from egraft.ir.core.operation import Block, BlockArgument, Operation, Value
 from egraft.ir.syntax.location_parser import LocationParser
 
 
@@ -73,8 +73,13 @@ class ValueScopes(LocationParser):
 
     def _check_type(self, value: Value, type: T.Type, name: str, pos: int) -> Value:
         if value.type is not type:
-            raise self.error(f"use of value '%{name}' expects different type than prior uses: "
+            err = self.error(f"use of value '%{name}' expects different type than prior uses: "
                              f"'{type}' vs '{value.type}'", pos)
+            # MLIR notes where the value was defined (or first used), as "prior use here".
+            prior = value.loc if isinstance(value, BlockArgument) else getattr(getattr(value, "owner", None), "loc", None)
+            if prior is not None and prior.file_line_col() is not None:
+                err.diagnostics[0].attach_note("prior use here", prior)
+            raise err
         return value
 
     def _forward_ref(self, name: str, idx: int, pos: int, type: T.Type) -> Value:
