@@ -255,3 +255,82 @@ def test_diagnostics_about_todays_text_keep_todays_names():
 def test_bad_2019_input_is_a_located_error():
     rc, _, err = run_opt("func @f(f32) {\n^bb0(%a: f32):\n  %x = addf %a : f32\n  return\n}")
     assert rc == 1 and err.startswith("<stdin>:3:") and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ smaller 2019 forms
+
+
+@pytest.mark.parametrize("spaced, compact", [
+    ("vector<42 x i32>", "vector<42xi32>"), ("memref<8 x f32>", "memref<8xf32>"),
+    ("memref<2 x ? x f32>", "memref<2x?xf32>"), ("tensor<* x f32>", "tensor<*xf32>"),
+    ("vector<4 x [4] x f32>", "vector<4x[4]xf32>"),
+])
+def test_blanks_around_dimension_x(spaced, compact):
+    a = next(iter(parse(f"func.func private @f({spaced})").regions[0].ops()))
+    b = next(iter(parse(f"func.func private @f({compact})").regions[0].ops()))
+    assert a.attr("function_type") is b.attr("function_type")
+
+
+@pytest.mark.parametrize("bad", ["tensor<4 4xf32>", "vector<4 x>"])
+def test_blanks_do_not_make_bad_shapes_good(bad):
+    with pytest.raises(DiagnosticError):
+        parse(f"func.func private @f({bad})")
+
+
+def test_function_constants():
+    out = roundtrip("""
+        func @callee(i32) -> i32
+        func @f() -> ((i32) -> i32) {
+          %c = constant @callee : (i32) -> i32
+          %n = constant 1 : i32
+          return %c : (i32) -> i32
+        }
+    """)
+    assert "%f = constant @callee : (i32) -> i32" in out  # func.constant; `func.` elided in a function
+    assert "arith.constant 1 : i32" in out
+    today = parse(out)
+    consts = [op.name for op in today.walk() if op.name.endswith("constant")]
+    assert consts == ["func.constant", "arith.constant"]
+
+
+@pytest.mark.parametrize("body, message", [
+    ("%x = constant @bar : (i32) -> ()", "reference to undefined function 'bar'"),
+    ("%x = constant @f : (i32) -> ()", "reference to function with mismatched type"),
+])
+def test_function_constant_verifier(body, message):
+    with pytest.raises(DiagnosticError, match=message):
+        verify(parse(f"func @f() {{\n  {body}\n  return\n}}"))
+
+
+@pytest.mark.parametrize("constraint, message", [
+    ("i == 1", "expected '0' after '=='"),
+    ("i >= 2", "expected '0' after '>='"),
+    ("i >= ", "expected '== 0' or '>= 0' at end of affine constraint"),
+    ("i <= 0", "expected '== 0' or '>= 0' at end of affine constraint"),
+])
+def test_2019_sets_compare_with_zero(constraint, message):
+    with pytest.raises(DiagnosticError, match=message):
+        parse(f"#set0 = (i)[N] : ({constraint})\n")
+
+
+def test_todays_sets_keep_any_right_hand_side():
+    a = parse("#set0 = (i)[N] : (i - 2 >= 0)\nfunc @f() attributes {s = #set0}")
+    b = parse("func.func @f() attributes {s = affine_set<(i)[N] : (i >= 2)>}")
+    fa, fb = (next(iter(t.regions[0].ops())) for t in (a, b))
+    assert fa.attr("s") is fb.attr("s")
+
+
+def test_generic_form_operand_type_count():
+    with pytest.raises(DiagnosticError, match="expected 0 operand types but had 1"):
+        parse('func @f() {\n  %1 = "foo"() : (i32) -> i64\n  return\n}')
+
+
+def test_type_mismatch_notes_the_prior_use():
+    rc, _, err = run_opt("""
+        func @f(i32, i64) {
+        ^bb0(%a : i32, %b : i64): // expected-note {{prior use here}}
+          %r = cmpi "eq", %a, %b : i32 // expected-error {{use of value '%b' expects different type than prior uses}}
+          return
+        }
+    """, "--verify-diagnostics")
+    assert rc == 0, err
