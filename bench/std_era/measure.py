@@ -120,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     sys.setrecursionlimit(20000)
     result = measure(args.folder)
-    print(report(result, args.show_failures))
+    try:
+        print(report(result, args.show_failures))
+    except BrokenPipeError:  # `| head`
+        return 0
     if args.json:
         args.json.write_text(json.dumps({"files": result["files"], "reasons": dict(result["reasons"]),
                                          "failures": result["failures"]}, indent=1))
