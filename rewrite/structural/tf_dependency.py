@@ -24,8 +24,9 @@ replaces. So this step, run after the rules, does by hand:
    already erase a NoOp (it has no results and no effects) and the executor
    canonicalization forwards the empty island's controls the same way.
 3. **Redundant control operands**: a control operand on an island that also consumes a
-   data result of the same island (data implies order, and an island's data results are
-   dead exactly when its control is), and repeated control operands. Not on nodes marked
+   data result of the same island of one op (data implies order, and an island's data results
+   are dead exactly when its control is; not for a coarsened island, whose token stands for
+   ops the value does not come from), and repeated control operands. Not on nodes marked
    `_has_manual_control_dependencies`.
 
 Rewiring an island with `i` control operands to `o` users adds up to `i * o` edges; like
@@ -170,6 +171,14 @@ def _noop(island: Operation, fetch: Operation, rewiring: _Rewiring) -> bool:
     return True
 
 
+def _one_op(island: Operation) -> bool:
+    """An island of one op yielding only its results: reading one of them waits on all the island
+    does. (The export writes each op of a coarsened island as a node of its own: a value of one
+    of them says nothing about the others, an assignment next to the variable's handle say.)"""
+    body = _body(island)
+    return len(body) == 2 and all(v.owner_op is body[0] for v in body[1].operands)
+
+
 def _redundant_controls(node: Operation, graph: Operation) -> bool:
     controls = _controls(node)
     if not controls or _manual(node):
@@ -180,7 +189,8 @@ def _redundant_controls(node: Operation, graph: Operation) -> bool:
             sources.update(v.owner_op for v in inner.operands if v.owner_op is not None
                            and v.owner_op.parent_op is graph)
     keep = [c for c in dict.fromkeys(controls)
-            if not (c.owner_op is not None and c.owner_op.name == "tf_executor.island" and c.owner_op in sources)]
+            if not (c.owner_op is not None and c.owner_op.name == "tf_executor.island" and c.owner_op in sources
+                    and _one_op(c.owner_op))]
     if len(keep) == len(controls):
         return False
     node.set_operands([v for v in node.operands if not is_control(v.type)] + keep)
