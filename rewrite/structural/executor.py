@@ -67,6 +67,8 @@ def _empty_island(island: Operation, dead_in: Callable[[Operation], set[Operatio
         return False
     control, data = island.results[-1], island.results[:-1]
     controls_in = _controls(island)
+    if _fetched(control):
+        return False  # a fetched control token is one control output's name: it stays one token
     yielded = list(body[0].operands)
     graph = island.parent_op
     if data and (controls_in or control.uses or graph is None
@@ -112,8 +114,14 @@ def forwards_each_value(yielded: list[Value], dead: set[Operation], graph: Opera
     return len(set(yielded)) <= 1 or not any(_top(v, graph) in dead for v in yielded)
 
 
+def _fetched(control: Value) -> bool:
+    """Whether a graph's fetch lists ``control`` (as a control output, which the export names
+    by its position among the fetch's control operands)."""
+    return any(user.name == "tf_executor.fetch" for user in control.users)
+
+
 def _control_trigger(op: Operation) -> bool:
-    if op.operands:
+    if op.operands or _fetched(op.results[-1]):
         return False
     _forward_control(op.results[-1], [])
     op.erase()

@@ -147,12 +147,15 @@ def test_manual_control_dependencies_respected() -> None:
 
 
 def test_fetched_noop_order_kept() -> None:
-    """A NoOp fetched as a control output: the fetch still waits on what it waited on (the
-    GraphDef export gives the control output's name back as a NoOp; test_pass.py)."""
+    """A NoOp fetched as a control output: the fetch still waits on what it waited on, through
+    one token (the GraphDef export names the control outputs by their position among the fetch's
+    control operands and gives a gone one's name back as a NoOp; test_pass.py)."""
     text = KEPT.replace("tf_executor.fetch %c#0 : tensor<2xf32>",
                         "%f = tf_executor.island(%a#1) {\n" '"tf.NoOp"() : () -> ()\n' "tf_executor.yield\n}\n"
                         "tf_executor.fetch %c#0, %f : tensor<2xf32>, !tf_executor.control")
-    assert "tf_executor.fetch %outputs_0, %control :" in _run(text)
+    out = _run(text)
+    assert "%control_2 = tf_executor.island(%control) {\n        tf_executor.yield\n      }" in out, out
+    assert "tf_executor.fetch %outputs_0, %control_2 :" in out, out
 
 
 def test_switched_off() -> None:
