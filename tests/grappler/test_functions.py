@@ -359,3 +359,19 @@ def test_keras_recurrent_loop_bodies(tmp_path: Path) -> None:
     after = {f.signature.name: len(f.node_def) for f in out.library.function}
     assert all(after[name] < n for name, n in bodies.items()), (bodies, after)  # optimized in place, names kept
     assert nodes(out) < nodes(graph)
+
+
+def test_cond_on_static_shape(tmp_path: Path) -> None:
+    """TF #47256's case: a cond on the static shape of the fed tensor (tf.shape(x)[0] > 1 with x
+    [2, 4]) folds (Shape, StridedSlice, Greater in the first round), then the If to its branch."""
+    tf = _tf()
+
+    @tf.function
+    def f(x):
+        return tf.cond(tf.shape(x)[0] > 1, lambda: tf.sin(x), lambda: tf.cos(x))
+
+    graph, feed, fetch = _graph_def(f)
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    assert "Sin" in ops(out) and not {"Cos", "If", "StatelessIf", "Shape"} & set(ops(out))
+    assert not out.library.function
