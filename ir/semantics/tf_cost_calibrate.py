@@ -25,7 +25,7 @@ lower kept (the machine is shared: a neighbour's benchmark can last longer than 
 about 3 ms). Sessions as `bench/grappler` times inference: 2 intra- and 2 inter-op
 threads, ``TF_ENABLE_ONEDNN_OPTS=1``, Grappler and graph optimizations off.
 
-**The fit.** Per class and, where at least 3 shapes of 2 sizes were measured, per op type:
+**The fit.** Per class and, where at least 8 shapes of 4 sizes were measured, per op type:
 non-negative ``overhead_us``, ``us_per_flop``, ``us_per_byte`` minimising the squared
 *relative* error (times span four orders of magnitude); an op type with fewer shapes gets
 its class's coefficients scaled by its median measured/predicted ratio when that is off
@@ -442,8 +442,9 @@ def _calibration(classes: dict, kinds: dict):
 
 
 def fit_all(measured: list[dict]) -> tuple[dict, dict]:
-    """Per class, and per op type where it has 3 samples of 2 sizes (else its class's
-    coefficients scaled to its samples when they are off by more than 25%)."""
+    """Per class, and per op type where it has 8 samples of 4 sizes (else its class's
+    coefficients scaled to its samples when they are off by more than 25%: three free
+    coefficients on a few noisy samples extrapolated badly, e.g. _FusedConv2D at 4x)."""
     classes, kinds = {}, {}
     by_class: dict[str, list[dict]] = {}
     by_kind: dict[str, list[dict]] = {}
@@ -453,7 +454,7 @@ def fit_all(measured: list[dict]) -> tuple[dict, dict]:
     for cls, samples in by_class.items():
         classes[cls] = fit(samples)
     for kind, samples in by_kind.items():
-        if len(samples) >= 3 and len({s["flops"] + s["bytes"] for s in samples}) >= 2:
+        if len(samples) >= 8 and len({s["flops"] + s["bytes"] for s in samples}) >= 4:
             kinds[kind] = fit(samples)
         elif samples[0]["cls"] != "view":
             c = classes[samples[0]["cls"]]
