@@ -56,10 +56,14 @@ Measured on bert4 (4 layers, 128 tokens, hidden 256; `Session.run` with 2+2 thre
 on, 40 interleaved rounds, against Grappler's graph), each applied by hand to egraft's
 -tf-grappler output before these rules were written: Q/K/V merged 0.966 (BatchMatMulV2 form
 0.976), GELU fused 0.948, both 0.92; then the layer norm with identity parameters on top,
-0.87 (and 0.885 for the rules' own output; load average 3-4 on the 2 cores). Tried and not kept: `_MklLayerNorm` for Keras's
+0.87 (and 0.885 for the rules' own output; load average 3-4 on the 2 cores). The attention
+computed transposed (below), by hand on the rules' output: bert4 0.88 -> 0.84,
+bert_l2_h128_s64 0.93 -> 0.74; by the rules: 0.88 and 0.78 (load 5-6). Tried and not kept: `_MklLayerNorm` for Keras's
 LayerNormalization (1.05: slower), every MatMul as `_FusedMatMul` with a zero bias (0.99),
 BatchMatMulV2 with 2-D weights as Reshape + MatMul (1.00), the attention's 1/sqrt(d) scale
-folded into Wq (within noise).
+folded into Wq (within noise), the attention's Einsums as BatchMatMulV2 between explicit Transposes (bert4
+0.87 -> 0.91, bert_l2 0.92 -> 1.03), the output projection and residual add as oneDNN's
+_FusedMatMul [BiasAdd, Add] (no gain).
 """
 
 from __future__ import annotations
@@ -239,6 +243,224 @@ def _merge_rule(kind: str, n: int) -> Rule:
 
 
 MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for n in (3, 2)]
+
+
+# ------------------------------------------------------------------ attention without transposes
+#
+# After the Q/K/V merge, Keras's multi-head attention (batch 1) is
+#
+#     qkv = Split(-1, BatchMatMulV2(x, Wcat))                    x [1, T, E], Wcat [E, 3D]
+#     q, k, v = Reshape(qkv[i], [_, T, N, H])                     D = N * H
+#     scores = Einsum("BTNH,BSNH->BNTS", q, k)      ...  P = softmax(scores ...)   [1, N, T, T]
+#     out = BatchMatMulV2(Reshape(Einsum("BNTS,BSNH->BTNH", P, v), [_, T, D]), Wo)
+#
+# and oneDNN's Einsum transposes its operands on every call (bert_l2_h128_s64: a third of the
+# time). Computed transposed, no transpose is needed anywhere: qkvT = MatMul(WcatT, x2d,
+# transpose_b) is [3D, T], its Split on axis 0 is three contiguous [D, T] slices (TensorFlow
+# aliases them, no copy), each a [N, H, T] tensor by a Reshape; then
+#
+#     scores = Reshape(BatchMatMulV2(qT, kT, adj_x), [1, N, T, T])          q kT per head
+#     ctxT = BatchMatMulV2(vT, Reshape(P, [N, T, T]), adj_y)                [N, H, T] = (P v)T
+#     out = Reshape(MatMul(Reshape(ctxT, [D, T]), Wo, transpose_a), [1, T, D'])
+#
+# Projections without a bias only (Keras's use_bias=False, or zero biases folded away, as in
+# the benchmark's randomly initialized BERTs). Two rules, one per root (the scores Einsum,
+# the output projection), each taken only when
+# the other's part of the block has the same form (else the projection would run twice);
+# both build the same transposed projection, which common-subgraph elimination (the next
+# round) makes one. Products and sums are the same (summed in another order: approx).
+
+
+def _attention_dims(s: A.Attribute | None, wcat: A.Attribute | None) -> tuple[int, int, int, int] | None:
+    """(T, N, H, E) from the head Reshape's constant shape [1 or -1, T, N, H] and the merged
+    weights [E, 3 N H]."""
+    if not isinstance(s, A.DenseElementsAttr) or not isinstance(wcat, A.DenseElementsAttr):
+        return None
+    dims = [int(d) for d in s.to_numpy().reshape(-1)]
+    shape = tuple(wcat.type.shape)
+    if len(dims) != 4 or dims[0] not in (1, -1) or min(dims[1:]) <= 0 or len(shape) != 2:
+        return None
+    t, n, h = dims[1:]
+    return (t, n, h, shape[0]) if shape[1] == 3 * n * h and wcat.element_type is _F32 else None
+
+
+def _i32(*values: int) -> A.Attribute:
+    return A.DenseElementsAttr(T.RankedTensorType((len(values),), T.i32),
+                               np.asarray(values, "<i4").tobytes())
+
+
+def _i32_type(n: int) -> T.Type:
+    return T.RankedTensorType((n,), T.i32)
+
+
+def _transposed_weights(wcat: A.Attribute | None) -> A.Attribute | None:
+    if not isinstance(wcat, A.DenseElementsAttr) or wcat.element_type is not _F32 or len(wcat.type.shape) != 2:
+        return None
+    wt = np.ascontiguousarray(wcat.to_numpy().T, "<f4")
+    return A.DenseElementsAttr(T.RankedTensorType(wt.shape, _F32), wt.tobytes())
+
+
+def _transposed_weights_type(wcat: A.Attribute | None) -> T.Type | None:
+    if not isinstance(wcat, A.DenseElementsAttr) or len(wcat.type.shape) != 2:
+        return None
+    return T.RankedTensorType(tuple(reversed(wcat.type.shape)), _F32)
+
+
+def _shape_native(name: str, pick):
+    """A native int32 shape constant computed from (T, N, H, E) (and the output weights)."""
+    def value(s, wcat, *more):
+        dims = _attention_dims(s, wcat)
+        return None if dims is None else _i32(*pick(*dims, *more))
+
+    def kind(s, wcat, *more):
+        dims = _attention_dims(s, wcat)
+        return None if dims is None else _i32_type(len(pick(*dims, *more)))
+    return value, kind
+
+
+def _equation(text: str):
+    return lambda e: isinstance(e, A.StringAttr) and e.value.replace(" ", "") == text
+
+
+_SCORES, _CONTEXT = "BTNH,BSNH->BNTS", "BNTS,BSNH->BTNH"
+
+
+def _sole_user(value_op, name: str):
+    """The single user of value_op's results if it is a `name` op, else None."""
+    users = [u for r in value_op.results for u in r.uses]
+    return users[0] if len(users) == 1 and users[0].name == name else None
+
+
+def _done(split, i: int) -> bool:
+    """split's result i is used by nothing but Reshapes nothing uses (the other rule has taken
+    its part of the block already)."""
+    return all(u.name == "tf.Reshape" and not any(True for r in u.results for _ in r.uses)
+               for u in split.results[i].uses)
+
+
+def _context_path_ok(split) -> bool:
+    """split's third result reaches an output projection the context rule takes: Reshape ->
+    Einsum (the context equation) -> Reshape -> BatchMatMulV2 by a constant 2-D weight, each
+    the previous one's only user; or the context rule has taken it already."""
+    if _done(split, 2):
+        return True
+    uses = [u for u in split.results[2].uses]
+    if len(uses) != 1 or uses[0].name != "tf.Reshape":
+        return False
+    ein = _sole_user(uses[0], "tf.Einsum")
+    if ein is None or not _equation(_CONTEXT)(ein.attr("equation")) or ein.operands[1] is not uses[0].results[0]:
+        return False
+    back = _sole_user(ein, "tf.Reshape")
+    proj = _sole_user(back, "tf.BatchMatMulV2") if back is not None else None
+    if proj is None or proj.operands[0] is not back.results[0]:
+        return False
+    from egraft.ir.core.operation import OpResult
+
+    wo = proj.operands[1]
+    return isinstance(wo, OpResult) and wo.owner.name == "tf.Const"
+
+
+def _scores_path_ok(split) -> bool:
+    """split's first two results reach one scores Einsum (q, k), each through a Reshape; or
+    the scores rule has taken them already."""
+    if _done(split, 0) and _done(split, 1):
+        return True
+    users = []
+    for i in (0, 1):
+        uses = list(split.results[i].uses)
+        if len(uses) != 1 or uses[0].name != "tf.Reshape":
+            return False
+        ein = _sole_user(uses[0], "tf.Einsum")
+        if ein is None or not _equation(_SCORES)(ein.attr("equation")) or ein.operands[i] is not uses[0].results[0]:
+            return False
+        users.append(ein)
+    return users[0] is users[1]
+
+
+def _batch_one(xv, s, wcat) -> bool:
+    dims = _attention_dims(s, wcat)
+    shape = _static_shape(xv)
+    return dims is not None and shape == (1, dims[0], dims[3])
+
+
+def _attention_rules() -> list[Rule]:
+    x, wcat, s = var("x"), var("wcat"), var("s")
+    split = op("tf.Split", var("axis"), op("tf.BatchMatMulV2", x, wcat, adj_x=False, adj_y=False).bind("proj"),
+               num_split=A.IntegerAttr(3, T.i64)).bind("split")
+
+    def head(i: int, reshape: str, first: bool):
+        return op("tf.Reshape", split[i] if first else ref("split", i), s).bind(reshape)
+
+    wt = op("tf.Const", value=native("transposed-weights", _transposed_weights, const_of("wcat")),
+            types=[native("transposed-weights-type", _transposed_weights_type, const_of("wcat"), kind="type")])
+
+    def const_shape(name: str, pick, *more):
+        value, kind = _shape_native(name, pick)
+        return op("tf.Const", value=native(name, value, const_of("s"), const_of("wcat"), *more),
+                  types=[native(name + "-type", kind, const_of("s"), const_of("wcat"), *more, kind="type")])
+
+    x2d = op("tf.Reshape", x, const_shape("x-2d", lambda t, n, h, e: (t, e)), types=[T.UnrankedTensorType(_F32)])
+    qkv_t = op("tf.MatMul", wt, x2d, transpose_a=False, transpose_b=True, device=_DEV,
+               types=[T.UnrankedTensorType(_F32)])
+    axis0 = op("tf.Const", value=A.DenseElementsAttr(_SCALAR_I32, 0), types=[_SCALAR_I32])
+    split_t = op("tf.Split", axis0, qkv_t, num_split=A.IntegerAttr(3, T.i64), device=_DEV,
+                 types=[T.UnrankedTensorType(_F32)] * 3).bind("split_t")
+    unranked = [T.UnrankedTensorType(_F32)]
+
+    def head_t(i: int):
+        return op("tf.Reshape", split_t[i], const_shape("nht", lambda t, n, h, e: (n, h, t)), types=unranked)
+
+    common = [pred("x is float32", _is_f32, type_of("x")),
+              pred("x is [1, T, E] and the heads [_, T, N, H] of the merged weights [E, 3 N H]", _batch_one, x,
+                   const_of("s"), const_of("wcat")),
+              pred("the split is of the last axis", lambda a: isinstance(a, A.DenseElementsAttr)
+                   and int(a.to_numpy().reshape(-1)[0]) in (-1, 2), const_of("axis")),
+              pred("the projection feeds only the split", _single_use, var("proj"))]
+
+    # the scores: root Einsum(q, k)
+    scores_src = op("tf.Einsum", [head(0, "qh", True), head(1, "kh", False)], equation=var("eq1"), device=_DEV,
+                    _mlir_name=_NAME).bind("scores")
+    scores = op("tf.Reshape", op("tf.BatchMatMulV2", head_t(0), head_t(1), adj_x=True, adj_y=False, device=_DEV,
+                                 types=unranked),
+                const_shape("scores-4d", lambda t, n, h, e: (1, n, t, t)), device=_DEV, _mlir_name=_NAME,
+                types=[type_of("scores")])
+    scores_rule = rule("attention-scores-transposed", scores_src, scores, tags=_APPROX,
+                       where=[*common, pred("the scores equation", _equation(_SCORES), var("eq1")),
+                              pred("q and k are used by the scores only", _single_use, var("qh"), var("kh")),
+                              pred("v reaches an output projection the context rule takes", _context_path_ok,
+                                   var("split"))],
+                       doc="multi-head attention's scores Einsum from the merged Q/K/V projection, computed "
+                           "transposed: a BatchMatMulV2 with adj_x of [N, H, T] heads, no transpose")
+
+    # the context and output projection: root BatchMatMulV2(Reshape(Einsum(P, v)), Wo)
+    p_ = var("p")
+    ctx_src = op("tf.BatchMatMulV2",
+                 op("tf.Reshape", op("tf.Einsum", [p_, head(2, "vh", True)], equation=var("eq2")).bind("ctx"),
+                    var("s2")).bind("back"),
+                 var("wo"), adj_x=False, adj_y=False, device=_DEV, _mlir_name=_NAME).bind("out")
+    ctx_t = op("tf.BatchMatMulV2", head_t(2),
+               op("tf.Reshape", p_, const_shape("p-3d", lambda t, n, h, e: (n, t, t)), types=unranked),
+               adj_x=False, adj_y=True, device=_DEV, types=unranked)
+    out2d = op("tf.MatMul", op("tf.Reshape", ctx_t, const_shape("ctx-2d", lambda t, n, h, e: (n * h, t)),
+                               types=unranked),
+               var("wo"), transpose_a=True, transpose_b=False, device=_DEV, types=unranked)
+    out = op("tf.Reshape", out2d, const_shape("out-3d", lambda t, n, h, e, wo: (1, t, wo.type.shape[1]),
+                                              const_of("wo")),
+             device=_DEV, _mlir_name=_NAME, types=[type_of("out")])
+    ctx_rule = rule("attention-context-transposed", ctx_src, out, tags=_APPROX,
+                    where=[*common, pred("the context equation", _equation(_CONTEXT), var("eq2")),
+                           pred("the output weights are a constant [N H, D']",
+                                lambda wo, s_, wc: isinstance(wo, A.DenseElementsAttr) and len(wo.type.shape) == 2
+                                and _attention_dims(s_, wc) is not None
+                                and wo.type.shape[0] == _attention_dims(s_, wc)[1] * _attention_dims(s_, wc)[2],
+                                const_of("wo"), const_of("s"), const_of("wcat")),
+                           pred("v, the context and its reshape have one use each", _single_use, var("vh"),
+                                var("ctx"), var("back")),
+                           pred("q and k reach one scores Einsum", _scores_path_ok, var("split"))],
+                    doc="multi-head attention's context Einsum and output projection from the merged Q/K/V "
+                        "projection, computed transposed: BatchMatMulV2 with adj_y, then MatMul with transpose_a")
+    return [scores_rule, ctx_rule]
+
 
 # ------------------------------------------------------------------ exact GELU into _FusedMatMul
 
@@ -635,9 +857,11 @@ DIV_RULES = [rule("realdiv-by-constant", op("tf.RealDiv", var("x"), var("c")).bi
                   doc="x / c = x * (1/c) up to rounding, for c a float32 constant whose elements and "
                       "reciprocals are normal numbers")]
 
+ATTENTION_RULES = _attention_rules()
+
 register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
                   "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules); Keras's "
                   "layer norm without its identity gamma/beta; x * 1 = x; x / c = x * (1/c)",
-                  greedy_rules=MUL_ONE + DIV_RULES + MERGE_RULES + LAYER_NORM_RULES)
+                  greedy_rules=MUL_ONE + DIV_RULES + MERGE_RULES + LAYER_NORM_RULES + ATTENTION_RULES)
 register_rule_set("tf-tensat-onednn", (), "TensorFlow's exact gelu after a MatMul into oneDNN's _FusedMatMul "
                   "[BiasAdd, GeluExact], x * sigmoid(x) as _MklSwish (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES + SWISH_RULES)
