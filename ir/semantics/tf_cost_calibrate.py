@@ -1,6 +1,8 @@
 """Regenerate ``tf_cost_calibration.json``: TensorFlow CPU kernel times measured on this machine.
 
-    python -m egraft.ir.semantics.tf_cost_calibrate [GRAPH.pb | DIR ...] [--per-class 14] [--out FILE]
+    python -m egraft.ir.semantics.tf_cost_calibrate [GRAPH.pb | DIR ...] [--per-class 10] [--out FILE]
+    python -m egraft.ir.semantics.tf_cost_calibrate --refit          # fit the saved samples again
+    python -m egraft.ir.semantics.tf_cost_calibrate --check GRAPH.pb # where the model is wrong on a graph
 
 Needs TensorFlow (the cost model then works without it). Run on the machine the
 predictions are for, when it is quiet: the figures are that machine's.
@@ -490,11 +492,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=2,
                         help="measure every sample this many times, minutes apart, and keep the best")
     parser.add_argument("--out", type=Path, default=OUTPUT)
+    parser.add_argument("--check", action="store_true",
+                        help="say where the model is wrong on the given graphs: each node's time traced in the "
+                             "running graph (FULL_TRACE, median of 10 runs) against its prediction, per op type")
     parser.add_argument("--refit", action="store_true",
                         help="fit the samples saved in --out again, without measuring (after a change to the fit)")
     args = parser.parse_args(argv)
     if args.refit:
         return refit(args.out)
+    if args.check:
+        os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1"
+        for pb in args.graphs:
+            check(pb)
+        return 0
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ["TF_ENABLE_ONEDNN_OPTS"] = "1"
     import tensorflow as tf
@@ -544,6 +554,70 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {args.out} ({len(rows)} samples, median relative error {data['meta']['median_relative_error']})",
           file=sys.stderr)
     return 0
+
+
+def check(pb: Path, runs: int = 10) -> None:
+    """Per op type of one GraphDef: traced node times in the running graph against the
+    model (feeds: random values for its Placeholders; fetches: from ``<pb>.json``'s
+    ``outputs`` when there is one, else the nodes nothing reads)."""
+    import collections
+
+    import tensorflow as tf
+    from tensorflow.core.protobuf import config_pb2
+
+    from egraft.ir.semantics.tf_cost import op_cost_us
+    from egraft.ir.semantics.tf_shapes import Shapes, kind_of
+
+    graph_def = tf.compat.v1.GraphDef()
+    graph_def.ParseFromString(pb.read_bytes())
+    meta = pb.with_suffix(".json")
+    fetches = json.loads(meta.read_text()).get("outputs") if meta.exists() else None
+    if not fetches:
+        read = {i.split(":")[0].lstrip("^") for n in graph_def.node for i in n.input}
+        fetches = [n.name for n in graph_def.node if n.name not in read and n.op not in ("NoOp", "Assert")]
+    session = _session(graph_def)
+    rng = np.random.default_rng(0)
+    feed = {}
+    for node in graph_def.node:
+        if node.op == "Placeholder":
+            t = session.graph.get_tensor_by_name(node.name + ":0")
+            shape = [d if d is not None else 1 for d in (t.shape.as_list() if t.shape.rank is not None else [])]
+            dt = t.dtype
+            feed[t] = rng.standard_normal(shape).astype(dt.as_numpy_dtype) if dt.is_floating else \
+                np.zeros(shape, dt.as_numpy_dtype)
+    tensors = [f if ":" in f else f + ":0" for f in fetches]
+    for _ in range(3):
+        session.run(tensors, feed)
+    per: dict[str, list[float]] = collections.defaultdict(list)
+    walls = []
+    for _ in range(runs):
+        metadata = config_pb2.RunMetadata()
+        session.run(tensors, feed, options=config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE),
+                    run_metadata=metadata)
+        stats = [ns for dev in metadata.step_stats.dev_stats for ns in dev.node_stats]
+        for ns in stats:
+            per[ns.node_name.split(":")[0]].append(ns.all_end_rel_micros)
+        walls.append(max(ns.all_start_micros + ns.all_end_rel_micros for ns in stats)
+                     - min(ns.all_start_micros for ns in stats))
+    module = _tfg_module(pb)
+    shapes = Shapes()
+    rows: dict[str, list] = collections.defaultdict(lambda: [0, 0.0, 0.0])
+    for op in module.walk() if module is not None else ():
+        kind = kind_of(op)
+        name = getattr(op.attr("_mlir_name"), "value", None)
+        if kind is None or name is None or op.parent_op is None or op.parent_op.name != "tfg.graph":
+            continue
+        row = rows[kind]
+        row[0] += 1
+        row[1] += float(np.median(per[name])) if per.get(name) else 0.0
+        row[2] += op_cost_us(op, shapes)
+    measured = sum(r[1] for r in rows.values())
+    predicted = sum(r[2] for r in rows.values())
+    print(f"{pb.name}: traced step {np.median(walls) / 1e3:.2f} ms; node times {measured / 1e3:.2f} ms, "
+          f"predicted {predicted / 1e3:.2f} ms (load {os.getloadavg()[0]:.1f})")
+    for kind, (n, m, p) in sorted(rows.items(), key=lambda kv: -kv[1][1])[:12]:
+        print(f"  {kind:28s} {n:5d} ops  measured {m / 1e3:8.2f} ms  predicted {p / 1e3:8.2f} ms  "
+              f"ratio {p / m if m else float('nan'):5.2f}")
 
 
 def refit(path: Path) -> int:
