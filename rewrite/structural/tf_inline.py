@@ -410,6 +410,8 @@ class Inliner:
         graph = graphs[0]
         inner = graph.regions[0].blocks[0].ops
         for island in inner[:-1]:
+            if island.name != "tf_executor.island":
+                continue  # a ControlTrigger: only orders, and a spliced body keeps no order
             ops = island.regions[0].blocks[0].ops
             for op in ops[:-1]:
                 block.insert_before(call, self._copy(op, mapping, names, prefix, call))

@@ -80,7 +80,8 @@ def call_semantics(names: list[str]) -> Iterator[None]:
 
 @st.composite
 def modules(draw) -> str:
-    """Functions ``@f0..`` of (i32, i32) -> i32 whose graphs hold Const/AddV2/Sub/Neg/Print islands,
+    """Functions ``@f0..`` of (i32, i32) -> i32 whose graphs hold Const/AddV2/Sub/Neg/Print islands
+    and ControlTriggers,
     calls to earlier functions, control operands between islands and control results; and
     ``@main(%arg0, %arg1)`` calling them through PartitionedCall, StatefulPartitionedCall, a
     direct call, StatelessIf on a constant or a fed predicate, Case on a constant index
@@ -100,7 +101,8 @@ def modules(draw) -> str:
             ctls.append(f"%c{n}")
             return f"%v{n}"
 
-        kinds = ["const", "add", "sub", "neg"] + (["call"] * 3 if callable_ else []) + ([] if main else ["print"])
+        kinds = ["const", "add", "sub", "neg"] + (["call"] * 3 if callable_ else []) + \
+            ([] if main else ["print", "trigger"])
         if main and callable_:
             kinds += ["if", "if", "case", "case"]
         for _ in range(draw(st.integers(1, 6))):
@@ -110,6 +112,10 @@ def modules(draw) -> str:
                 values.append(island(f'"tf.Const"() {{value = dense<{draw(st.integers(-5, 5))}> : {I32}}} : ()'))
             elif kind in ("add", "sub"):
                 values.append(island(f'"tf.{"AddV2" if kind == "add" else "Sub"}"{two} : ({I32}, {I32})'))
+            elif kind == "trigger":  # a control join the body's islands may wait on
+                if ctls:
+                    lines.append(f"%t{len(lines)} = tf_executor.ControlTrigger {pick(ctls)}")
+                    ctls.append(f"%t{len(lines) - 1}")
             elif kind == "print":  # an effect: the function is inlined only when its effects stay ordered
                 values.append(island(f'"tf.Print"({pick(values)}) {{message = "p"}} : ({I32})'))
             elif kind == "neg":
