@@ -71,6 +71,7 @@ class _Converter:
         self.counter = 0
         self.arguments: set[Value] = set()  # a tfg.func's arguments (a tfg.graph has none)
         self.expanded: dict[Value, list[Value]] = {}
+        self.forwarded: dict[Value, list[Value]] = {}  # island result -> the island's control operands
 
     def name(self, op: Operation, kind: str) -> str:
         name = op.attr("_mlir_name")
@@ -150,6 +151,10 @@ class _Converter:
         (and the loop frame)."""
         block = island.regions[0].blocks[0]
         created, sources = self.body(block, island.results, list(island.operands))
+        if island.operands and block.last is not None:
+            for result, value in zip(island.results, block.last.operands):
+                if not _inside(value, block):
+                    self.forwarded[result] = list(island.operands)
         waits: list[Value] = [op.results[-1] for op in created]
         used = bool(island.results[-1].uses)
         inside = set(block)
@@ -209,6 +214,24 @@ class _Converter:
             seen = nxt
         raise ConversionError("a value used in the graph is defined outside it")
 
+    def forwarded_waits(self, value: Value) -> list[Value]:
+        """The tfg control tokens a user of data ``value`` must also wait on: the control operands
+        of each island that yields ``value`` from outside it (``island(^c) { yield %x }``, what
+        forwarding an ``Identity(x, ^c)`` leaves). That island's result was there only once ``^c``
+        had run; ``resolve`` goes straight to ``%x``'s node, so its users take ``^c`` here (a fetched
+        ``save/Identity`` keeps waiting on the checkpoint it names)."""
+        waits: list[Value] = []
+        seen = value
+        while seen in self.data and self.data[seen] is not seen:
+            for c in self.forwarded.get(seen, ()):
+                waits += self.expand(c)
+            nxt = self.data[seen]
+            if nxt.type is CONTROL or nxt in self.arguments or isinstance(nxt, OpResult) and \
+                    nxt.owner.name.startswith("tfg."):
+                break
+            seen = nxt
+        return list(dict.fromkeys(waits))
+
     def _waits(self, value: Value) -> list[Value]:
         """What ``value`` stands for when waited on, one step: a tfg control token is
         itself; an executor control token is what its op recorded; a data value is the
@@ -246,7 +269,17 @@ class _Converter:
             operands = [self.resolve(v) for v in data]
             for c in ctls:
                 operands += self.expand(c)
+            for v in data:
+                operands += [c for c in self.forwarded_waits(v) if c not in operands]
             op.set_operands(operands)
+
+
+def _inside(value: Value, block: Block) -> bool:
+    """Whether ``value`` is produced by an op of ``block`` (or nested in one)."""
+    owner = value.owner_op
+    while owner is not None and owner.parent is not block:
+        owner = owner.parent_op
+    return owner is not None
 
 
 def _captured(value: Value, block: Block) -> bool:
@@ -281,9 +314,10 @@ def _feeds(main: Operation, conv: _Converter) -> dict[str, Operation]:
     return ops
 
 
-def _alias(name: str, ports: dict[int, Value]) -> Operation:
+def _alias(name: str, ports: dict[int, Value], waits: Sequence[Value] = ()) -> Operation:
     """A node called ``name`` whose output ``p`` is ``ports[p]``: an Identity, or an
-    IdentityN when a fetch names an output other than 0 (gaps repeat a fetched value)."""
+    IdentityN when a fetch names an output other than 0 (gaps repeat a fetched value);
+    it also waits on the control tokens ``waits``."""
     filler = next(iter(ports.values()))
     inputs = [ports.get(p, filler) for p in range(max(ports) + 1)]
     kind = "Identity" if len(inputs) == 1 else "IdentityN"
@@ -292,7 +326,7 @@ def _alias(name: str, ports: dict[int, Value]) -> Operation:
     op_def = lookup_op(kind)
     assert op_def is not None
     attrs.update(derived_attrs(op_def, attrs, types, types))
-    return Operation.create("tfg." + kind, inputs, [*types, CONTROL], dict(sorted(attrs.items())))
+    return Operation.create("tfg." + kind, [*inputs, *waits], [*types, CONTROL], dict(sorted(attrs.items())))
 
 
 def _node_name(op: Operation) -> str:
@@ -307,16 +341,21 @@ def _name_outputs(main: Operation, fetched: list[Value], nodes: list[Operation],
     ``Identity`` that was the model's output, CSE merges two identical outputs), but a
     GraphDef's user fetches by name.  A fetch whose tensor is not already output
     ``p`` of the node it names gets that node: an Identity of the value.  A control
-    output whose node is gone gets a NoOp after everything the graph's fetch waits on.
+    output whose node is gone gets a NoOp after what its own fetched control token stands
+    for (not the other control outputs': a TF1 graph's restore op must not run its
+    initializers). An alias also waits on the control operands of the islands the fetched
+    value was forwarded through (:meth:`_Converter.forwarded_waits`).
     The names become ``claimed``, so a node still carrying one is renamed."""
     names = _entry_names(main, "outputs")
     data = [v for v in fetched if v.type is not EXEC_CONTROL]
     if names and len(names) != len(data):
         raise ConversionError(f"tf.entry_function names {len(names)} outputs but the graph fetches {len(data)}")
     wanted: dict[str, dict[int, Value]] = {}
+    waits: dict[str, list[Value]] = {}
     for tensor, value in zip(names, data):
         node, port = parse_tensor(tensor)
         resolved = conv.resolve(value)
+        waits.setdefault(node, []).extend(conv.forwarded_waits(value))
         if wanted.setdefault(node, {}).setdefault(port, resolved) is not resolved:
             raise ConversionError(f"output '{tensor}' is listed twice for two different fetched values")
     by_name: dict[str, Operation] = {}
@@ -331,12 +370,17 @@ def _name_outputs(main: Operation, fetched: list[Value], nodes: list[Operation],
             continue
         if node in claimed:
             raise ConversionError(f"output '{node}' is also an input of the graph but fetches another value")
-        claimed[node] = _alias(node, ports)
+        claimed[node] = _alias(node, ports, list(dict.fromkeys(waits[node])))
         created.append(claimed[node])
-    waits = [c for v in fetched if v.type is EXEC_CONTROL for c in conv.expand(v)]
-    for name in _entry_names(main, "control_outputs"):
+    controls = [v for v in fetched if v.type is EXEC_CONTROL]
+    control_names = _entry_names(main, "control_outputs")
+    if control_names and len(controls) != len(control_names):
+        raise ConversionError(f"tf.entry_function names {len(control_names)} control outputs but the graph "
+                              f"fetches {len(controls)} control tokens")
+    for name, control in zip(control_names, controls):
         if name not in claimed and name not in by_name:
-            claimed[name] = Operation.create("tfg.NoOp", waits, [CONTROL], {"_mlir_name": A.StringAttr(name)})
+            claimed[name] = Operation.create("tfg.NoOp", conv.expand(control), [CONTROL],
+                                             {"_mlir_name": A.StringAttr(name)})
             created.append(claimed[name])
     return created
 
