@@ -23,8 +23,9 @@ kernels), which take precedence over their class's.
 independent ops on 2 inter-op threads, so a graph with parallel branches can run faster
 than predicted, and a session's fixed cost per run (`session_us` in the file) is added
 once. An op whose shapes are not static costs its class's overhead only (a lower bound).
-Control flow is counted as if every op ran once (a loop body once, both branches of a
-v1 cond).
+Functions are priced where they are called, at each call's shapes (a function called twice
+counts twice); a functional loop's body and a v1 loop's ops count once (trip counts are not
+static); an `If` counts its costlier branch, a v1 cond both.
 """
 
 from __future__ import annotations
@@ -360,27 +361,84 @@ def kernel_us(kind: str, inputs: list[Shape], outputs: list[Shape] | None = None
     return cost_of_work(work(kind, list(inputs), list(outputs), op), calibration)
 
 
+_NOT_RUN = ("Placeholder", "_Arg", "_Retval")
+_BRANCHES = {"If": ("then_branch", "else_branch"), "StatelessIf": ("then_branch", "else_branch")}
+_LOOPS = {"While": ("cond", "body"), "StatelessWhile": ("cond", "body")}
+
+
 def graph_ops(root: Operation) -> Iterable[Operation]:
-    """The TensorFlow ops that run: tf.X and tfg.X under `root`, function bodies included."""
+    """The TensorFlow ops under `root` (function bodies included, each once)."""
     for op in root.walk():
         kind = kind_of(op)
-        if kind is not None and kind not in ("Placeholder", "_Arg", "_Retval"):
+        if kind is not None and kind not in _NOT_RUN:
             yield op
 
 
+def entry_points(root: Operation) -> list[Operation]:
+    """What one run executes from: a GraphDef's `tfg.graph`, else the function `main`, else
+    (a library alone) every function."""
+    graphs = [op for op in root.walk() if op.name == "tfg.graph"]
+    if graphs:
+        return graphs
+    mains = [op for op in root.walk() if op.name == "func.func" and getattr(op.attr("sym_name"), "value", None) == "main"]
+    return mains or [root]
+
+
+def _rows_of(container: Operation, shapes: Shapes, cal: Calibration, out: dict[str, dict], calls: bool) -> None:
+    for op in container.walk():
+        kind = kind_of(op)
+        if kind is None or kind in _NOT_RUN:
+            continue
+        w = op_work(op, shapes)
+        if w is not None:
+            _add(out, w.cls, 1, cal.time_us(w), 0 if w.known else 1)
+        if not calls:
+            continue
+        if kind in ("PartitionedCall", "StatefulPartitionedCall"):
+            _add_callee(op, "f", shapes, cal, out)
+        elif kind in _LOOPS:  # one iteration: the trip count is not static
+            for attr in _LOOPS[kind]:
+                _add_callee(op, attr, shapes, cal, out)
+        elif kind in _BRANCHES:  # the costlier branch
+            options = []
+            for attr in _BRANCHES[kind]:
+                rows: dict[str, dict] = {}
+                _add_callee(op, attr, shapes, cal, rows)
+                options.append(rows)
+            worst = max(options, key=lambda r: sum(x["us"] for x in r.values()))
+            for cls, r in worst.items():
+                _add(out, cls, r["ops"], r["us"], r["unknown"])
+
+
+def _add(out: dict[str, dict], cls: str, ops: int, us: float, unknown: int) -> None:
+    row = out.setdefault(cls, {"ops": 0, "us": 0.0, "unknown": 0})
+    row["ops"] += ops
+    row["us"] += us
+    row["unknown"] += unknown
+
+
+def _add_callee(op: Operation, attr: str, shapes: Shapes, cal: Calibration, out: dict[str, dict]) -> None:
+    func = shapes.callee(op, attr)
+    child = shapes.at_call(op, func) if func is not None else None
+    if func is not None and child is not None:
+        _rows_of(func, child, cal, out, True)
+
+
 def predict_breakdown(root: Operation, calibration: Calibration | None = None) -> dict[str, dict]:
-    """Per op class: {'ops', 'us', 'unknown'} (ops whose shapes were not static) and 'total'."""
+    """Per op class: {'ops', 'us', 'unknown'} (ops whose shapes were not static). The ops of
+    one run: from the entry points (:func:`entry_points`), a called function's body at each
+    call with that call's shapes, a loop's body once, an `If`'s costlier branch."""
     cal = calibration or load_calibration()
     shapes = Shapes()
     out: dict[str, dict] = {}
-    for op in graph_ops(root):
-        w = op_work(op, shapes)
-        if w is None:
-            continue
-        row = out.setdefault(w.cls, {"ops": 0, "us": 0.0, "unknown": 0})
-        row["ops"] += 1
-        row["us"] += cal.time_us(w)
-        row["unknown"] += 0 if w.known else 1
+    for entry in entry_points(root):
+        if entry is root:  # no graph and no main: every function once, with what its own types say
+            for op in graph_ops(root):
+                w = op_work(op, shapes)
+                if w is not None:
+                    _add(out, w.cls, 1, cal.time_us(w), 0 if w.known else 1)
+        else:
+            _rows_of(entry, shapes, cal, out, True)
     return out
 
 

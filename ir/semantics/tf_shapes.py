@@ -850,6 +850,17 @@ def _loop_cond(n: Node) -> list[Shape]:
     return [merge(n.shape(0), ())]
 
 
+@shape_fn("If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase")
+def _functional(n: Node) -> list[Shape]:
+    """Functional control flow: the op's own `output_shapes` when it has one per result
+    (TensorFlow's shape functions read it too); else unknown (a loop is not assumed to keep
+    its shapes, branches are not inferred)."""
+    a = n.attr("output_shapes")
+    if isinstance(a, A.ArrayAttr) and len(a.value) == n.n_results:
+        return [_shape_attr(x) for x in a.value]
+    return [None] * n.n_results
+
+
 @shape_fn("IdentityN")
 def _identity_n(n: Node) -> list[Shape]:
     return [f.shape for f in n.inputs][:n.n_results]
@@ -930,14 +941,83 @@ def _data_results(op: Operation) -> list[OpResult]:
     return [r for r in op.results if not _is_control(r.type)]
 
 
+CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+
+_FUNC_NAME = re.compile(r'^func<@(?:"((?:[^"\\]|\\.)*)"|([^,>\s]+))')
+
+
+def callee_name(a: A.Attribute | None) -> str | None:
+    """The function a call or branch attribute names: `#tf_type.func<@f, {}>` or `@f`."""
+    if isinstance(a, A.SymbolRefAttr):
+        return a.leaf
+    body = getattr(a, "body", None)
+    if isinstance(body, str):
+        m = _FUNC_NAME.match(body.strip())
+        if m:
+            return m.group(1) if m.group(1) is not None else m.group(2)
+    return None
+
+
 class Shapes:
     """Demand-driven static shapes (and small constant values) of a graph's values, memoised.
 
     Valid while the values' producers compute what they computed when first asked (sound
     rewrites do not change a value's shape); make a new one after unsound surgery."""
 
-    def __init__(self) -> None:
+    MAX_CALL_DEPTH = 8
+
+    def __init__(self, depth: int = 0, functions: dict | None = None) -> None:
         self.memo: dict[Value, Facts] = {}
+        self.depth = depth
+        self.functions: dict[int, dict[str, Operation]] = functions if functions is not None else {}
+
+    def callee(self, op: Operation, attr: str = "f") -> Operation | None:
+        """The function (tfg.func / func.func) an op's attribute `attr` names, if in its module."""
+        name = callee_name(op.attr(attr))
+        if name is None:
+            return None
+        root = op
+        while root.parent_op is not None:
+            root = root.parent_op
+        table = self.functions.get(id(root))
+        if table is None:
+            table = self.functions[id(root)] = {}
+            for f in root.walk():
+                if f.name in ("tfg.func", "func.func"):
+                    sym = f.attr("sym_name")
+                    if isinstance(sym, A.StringAttr):
+                        table[str(sym.value)] = f
+        return table.get(name)
+
+    def at_call(self, op: Operation, func: Operation) -> "Shapes | None":
+        """A fresh analysis of `func`'s body with its arguments as the call `op` passes them
+        (None past MAX_CALL_DEPTH calls deep: recursion), or when the arities differ."""
+        region = func.regions[0] if func.regions else None
+        entry = region.entry if region is not None else None
+        if entry is None or self.depth >= self.MAX_CALL_DEPTH:
+            return None
+        args = [a for a in entry.args if not _is_control(a.type)]
+        operands = _data_operands(op)
+        if kind_of(op) in ("If", "StatelessIf", "Case", "StatelessCase"):
+            operands = operands[1:]  # the predicate / branch index
+        if len(args) != len(operands):
+            return None
+        child = Shapes(self.depth + 1, self.functions)
+        for a, v in zip(args, operands):
+            f = self.facts(v)
+            child.memo[a] = Facts(merge(shape_of_type(a.type), f.shape), f.value)
+        return child
+
+    def call_results(self, op: Operation) -> list[Facts] | None:
+        """What a PartitionedCall's callee returns for this call's operands."""
+        func = self.callee(op)
+        child = self.at_call(op, func) if func is not None else None
+        if child is None:
+            return None
+        term = func.regions[0].entry.terminator  # type: ignore[union-attr]
+        if term is None:
+            return None
+        return [child.facts(v) for v in _data_operands(term)]
 
     # public --------------------------------------------------------------
     def facts(self, v: Value) -> Facts:
@@ -1020,6 +1100,10 @@ class Shapes:
                 got = None
             if got is not None and len(got) == len(results):
                 shapes = got
+        if kind in CALLS and all(x is None for x in shapes):
+            called = self.call_results(op)
+            if called is not None and len(called) == len(results):
+                shapes = [f.shape for f in called]
         values = self._values(node, results, [merge(shape_of_type(r.type), s) for r, s in zip(results, shapes)])
         for i, r in enumerate(results):
             s = merge(shape_of_type(r.type), shapes[i])

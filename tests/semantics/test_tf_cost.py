@@ -162,3 +162,29 @@ func.func @f(%x: tensor<128x256xf32>, %w: tensor<256x1024xf32>, %b: tensor<1024x
     erf = cal.coefficients("Erf", op_class("Erf")).us_per_flop
     assert op_cost_us(gelu) - op_cost_us(bias) == pytest.approx(128 * 1024 * erf)
     assert op_cost_us(gelu) > op_cost_us(bias)
+
+
+CALLS = '''
+func.func @main(%x: tensor<2x3xf32>, %y: tensor<50x30xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %a = "tf.PartitionedCall"(%x) {f = @g, config = "", config_proto = "", executor_type = ""} : (tensor<2x3xf32>) -> tensor<*xf32>
+  %b = "tf.PartitionedCall"(%y) {f = @g, config = "", config_proto = "", executor_type = ""} : (tensor<50x30xf32>) -> tensor<*xf32>
+  return %a, %b : tensor<*xf32>, tensor<*xf32>
+}
+func.func private @g(%arg: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "tf.Exp"(%arg) : (tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}'''
+
+
+def test_a_function_is_shaped_and_priced_at_each_call():
+    """A function called twice at two shapes: each call's result has its own shape, and the
+    body counts once per call, at that call's shapes (not once, unshaped)."""
+    from egraft.ir.semantics.tf_cost import kernel_us
+
+    module = parse(CALLS)
+    calls = [op for op in module.walk() if op.name == "tf.PartitionedCall"]
+    shapes = Shapes()
+    assert [shapes.shape(c.results[0]) for c in calls] == [(2, 3), (50, 30)]
+    rows = predict_breakdown(module)
+    assert rows["transcendental"]["ops"] == 2 and rows["transcendental"]["unknown"] == 0
+    assert rows["transcendental"]["us"] == pytest.approx(kernel_us("Exp", [(2, 3)]) + kernel_us("Exp", [(50, 30)]))
