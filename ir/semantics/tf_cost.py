@@ -384,10 +384,11 @@ def entry_points(root: Operation) -> list[Operation]:
     return mains or [root]
 
 
-def _rows_of(container: Operation, shapes: Shapes, cal: Calibration, out: dict[str, dict], calls: bool) -> None:
+def _rows_of(container: Operation, shapes: Shapes, cal: Calibration, out: dict[str, dict], calls: bool,
+             keep: set[Operation] | None = None) -> None:
     for op in container.walk():
         kind = kind_of(op)
-        if kind is None or kind in _NOT_RUN:
+        if kind is None or kind in _NOT_RUN or (keep is not None and op not in keep):
             continue
         w = op_work(op, shapes)
         if w is not None:
@@ -424,14 +425,40 @@ def _add_callee(op: Operation, attr: str, shapes: Shapes, cal: Calibration, out:
         _rows_of(func, child, cal, out, True)
 
 
-def predict_breakdown(root: Operation, calibration: Calibration | None = None) -> dict[str, dict]:
+def needed_ops(graph: Operation, fetches: Iterable[str]) -> set[Operation]:
+    """The ops of a `tfg.graph` a run fetching `fetches` ("name" or "name:0") executes:
+    everything they depend on through data and control operands."""
+    by_name = {}
+    for op in graph.walk():
+        name = getattr(op.attr("_mlir_name"), "value", None)
+        if name is not None:
+            by_name[str(name)] = op
+    stack = [by_name[f.split(":")[0]] for f in fetches if f.split(":")[0] in by_name]
+    seen: set[Operation] = set()
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(v.owner for v in op.operands if isinstance(getattr(v, "owner", None), Operation))
+    return seen
+
+
+def predict_breakdown(root: Operation, calibration: Calibration | None = None, *,
+                      fetches: Iterable[str] | None = None, feed_dim: int | None = None) -> dict[str, dict]:
     """Per op class: {'ops', 'us', 'unknown'} (ops whose shapes were not static). The ops of
-    one run: from the entry points (:func:`entry_points`), a called function's body at each
-    call with that call's shapes, a loop's body once, an `If`'s costlier branch."""
+    one run: from the entry points (:func:`entry_points`; with ``fetches``, a GraphDef's
+    nodes they need, as Session.run prunes: a SavedModel's save/restore nodes do not run),
+    a called function's body at each call with that call's shapes, a loop's body once, an
+    `If`'s costlier branch. ``feed_dim``: the size of the fed tensors' unknown dims (batch)."""
     cal = calibration or load_calibration()
-    shapes = Shapes()
+    shapes = Shapes(feed_dim=feed_dim)
     out: dict[str, dict] = {}
     for entry in entry_points(root):
+        if fetches is not None and entry.name == "tfg.graph":
+            keep = needed_ops(entry, list(fetches))
+            _rows_of(entry, shapes, cal, out, True, keep)
+            continue
         if entry is root:  # no graph and no main: every function once, with what its own types say
             for op in graph_ops(root):
                 w = op_work(op, shapes)
@@ -442,11 +469,12 @@ def predict_breakdown(root: Operation, calibration: Calibration | None = None) -
     return out
 
 
-def predict_ms(root: Operation, calibration: Calibration | None = None) -> float:
+def predict_ms(root: Operation, calibration: Calibration | None = None, *,
+               fetches: Iterable[str] | None = None, feed_dim: int | None = None) -> float:
     """Predicted ms of one Session.run of the graph under `root`: the serial sum of its ops'
     predicted times plus the session's fixed cost (see the module doc for what that ignores)."""
     cal = calibration or load_calibration()
-    us = sum(row["us"] for row in predict_breakdown(root, cal).values())
+    us = sum(row["us"] for row in predict_breakdown(root, cal, fetches=fetches, feed_dim=feed_dim).values())
     return (us + cal.session_us) / 1e3
 
 

@@ -48,6 +48,7 @@ class Facts:
 
     shape: Shape
     value: np.ndarray | None = None
+    handle: Shape = None   # a resource handle's variable shape (VarHandleOp's `shape`), None: unknown
 
     @property
     def rank(self) -> int | None:
@@ -966,10 +967,18 @@ class Shapes:
 
     MAX_CALL_DEPTH = 8
 
-    def __init__(self, depth: int = 0, functions: dict | None = None) -> None:
+    def __init__(self, depth: int = 0, functions: dict | None = None, feed_dim: int | None = None) -> None:
+        """``feed_dim``: the size to assume for the unknown dims of what is fed (Placeholders
+        and the arguments of the outermost functions), e.g. 1 for a batch size; None: unknown."""
         self.memo: dict[Value, Facts] = {}
         self.depth = depth
         self.functions: dict[int, dict[str, Operation]] = functions if functions is not None else {}
+        self.feed_dim = feed_dim
+
+    def _fed(self, shape: Shape) -> Shape:
+        if shape is None or self.feed_dim is None:
+            return shape
+        return tuple(self.feed_dim if d < 0 else d for d in shape)
 
     def callee(self, op: Operation, attr: str = "f") -> Operation | None:
         """The function (tfg.func / func.func) an op's attribute `attr` names, if in its module."""
@@ -1005,7 +1014,7 @@ class Shapes:
         child = Shapes(self.depth + 1, self.functions)
         for a, v in zip(args, operands):
             f = self.facts(v)
-            child.memo[a] = Facts(merge(shape_of_type(a.type), f.shape), f.value)
+            child.memo[a] = Facts(merge(shape_of_type(a.type), f.shape), f.value, f.handle)
         return child
 
     def call_results(self, op: Operation) -> list[Facts] | None:
@@ -1076,7 +1085,7 @@ class Shapes:
         memo = self.memo
         declared = shape_of_type(v.type)
         if not isinstance(v, OpResult):
-            memo[v] = Facts(declared)
+            memo[v] = Facts(self._fed(declared))
             return
         op = v.owner
         kind = kind_of(op)
@@ -1084,7 +1093,7 @@ class Shapes:
             deps = self._deps(v)
             if deps:  # island / graph result: its yield's / fetch's operand
                 f = memo.get(deps[0], UNKNOWN)
-                memo[v] = Facts(merge(declared, f.shape), f.value)
+                memo[v] = Facts(merge(declared, f.shape), f.value, f.handle)
             else:
                 memo[v] = Facts(declared)
             return
@@ -1100,11 +1109,16 @@ class Shapes:
                 got = None
             if got is not None and len(got) == len(results):
                 shapes = got
+        if kind == "Placeholder":
+            shapes = [self._fed(shapes[0])] if shapes else shapes
         if kind in CALLS and all(x is None for x in shapes):
             called = self.call_results(op)
             if called is not None and len(called) == len(results):
                 shapes = [f.shape for f in called]
         values = self._values(node, results, [merge(shape_of_type(r.type), s) for r, s in zip(results, shapes)])
+        handles = _handles(node, len(results))
+        if kind == "ReadVariableOp" and inputs and inputs[0].handle is not None:
+            shapes = [inputs[0].handle]
         for i, r in enumerate(results):
             s = merge(shape_of_type(r.type), shapes[i])
             val = values[i] if values is not None and i < len(values) else None
@@ -1113,7 +1127,7 @@ class Shapes:
                     val = None  # disagrees with what is known: do not trust it
                 else:
                     s = tuple(val.shape)
-            memo[r] = Facts(s, val)
+            memo[r] = Facts(s, val, handles[i])
 
     def _values(self, node: Node, results: list[OpResult], shapes: list[Shape]) -> list | None:
         own = _own_value(node, shapes, [r.type for r in results])
@@ -1139,6 +1153,26 @@ class Shapes:
             return None
         arr = np.asarray(out)
         return [arr] if arr.size <= VALUE_LIMIT else None
+
+
+_HANDLE_THROUGH = {"Identity", "IdentityN", "Enter", "Exit", "Switch", "Snapshot"}
+
+
+def _handles(n: Node, n_results: int) -> list[Shape]:
+    """Resource handles' variable shapes: made by VarHandleOp (its `shape`), carried by
+    Identity-like ops (input i to output i); ReadVariableOp reads them."""
+    if n.kind == "VarHandleOp":
+        return [_shape_attr(n.attr("shape"))] + [None] * (n_results - 1)
+    if n.kind in _HANDLE_THROUGH:
+        if n.kind == "Switch":
+            return [n.inputs[0].handle if n.inputs else None] * n_results
+        return [n.inputs[i].handle if i < len(n.inputs) else None for i in range(n_results)]
+    return [None] * n_results
+
+
+@shape_fn("VarHandleOp")
+def _var_handle(n: Node) -> list[Shape]:
+    return [()]
 
 
 def refined_type(t: T.Type, shape: Shape) -> T.Type:
