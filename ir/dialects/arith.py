@@ -342,8 +342,39 @@ _CASTS = [
     ("bitcast", C.AnyType, C.AnyType, "bitcast between values of equal bit width"),
 ]
 
+def _element(t: T.Type) -> T.Type:
+    return getattr(t, "element_type", t) if not isinstance(t, T.ComplexType) else t
+
+
+def _verify_width_change(wider: bool):
+    """MLIR's check of extsi/extui/extf (the result wider) and trunci/truncf (narrower)."""
+    def verify(op: Operation) -> None:
+        src, dst = _element(op.operands[0].type), _element(op.results[0].type)
+        sw, dw = getattr(src, "width", None), getattr(dst, "width", None)
+        if sw is None or dw is None or type(src) is not type(dst):
+            return
+        if wider and dw <= sw:
+            raise op_error(op, f"result type {dst} must be wider than operand type {src}")
+        if not wider and dw >= sw:
+            raise op_error(op, f"result type {dst} must be shorter than operand type {src}")
+    return verify
+
+
+def _verify_index_cast(op: Operation) -> None:
+    """Exactly one side is `index` (MLIR's areCastCompatible for index_cast)."""
+    src, dst = op.operands[0].type, op.results[0].type
+    if isinstance(_element(src), T.IndexType) == isinstance(_element(dst), T.IndexType):
+        raise op_error(op, f"operand type '{src}' and result type '{dst}' are cast incompatible")
+
+
+_CAST_VERIFIERS = {"extsi": _verify_width_change(True), "extui": _verify_width_change(True),
+                   "extf": _verify_width_change(True), "trunci": _verify_width_change(False),
+                   "truncf": _verify_width_change(False), "index_cast": _verify_index_cast,
+                   "index_castui": _verify_index_cast}
+
 CAST_OPS = [OpDef(f"arith.{m}", summary=s, operands=[("in", src)], results=[("out", dst)],
-                  traits=(Traits.Pure,), assembly=CAST_FORM) for m, src, dst, s in _CASTS]
+                  traits=(Traits.Pure,), assembly=CAST_FORM, verify=_CAST_VERIFIERS.get(m))
+            for m, src, dst, s in _CASTS]
 
 
 ARITH = REGISTRY.dialect("arith", summary="Basic integer and floating point arithmetic.")
