@@ -334,3 +334,23 @@ def test_type_mismatch_notes_the_prior_use():
         }
     """, "--verify-diagnostics")
     assert rc == 0, err
+
+
+@pytest.mark.parametrize("cast, message", [
+    ("arith.extsi %a : i16 to i15", "result type i15 must be wider than operand type i16"),
+    ("arith.extui %a : i16 to i16", "must be wider"),
+    ("arith.trunci %a : i16 to i17", "result type i17 must be shorter than operand type i16"),
+    ("arith.index_cast %i : index to index", "operand type 'index' and result type 'index' are cast incompatible"),
+])
+def test_cast_widths_and_index_casts_verify_as_mlir(cast, message):
+    text = f"func.func @f(%a: i16, %i: index) {{\n  %0 = {cast}\n  func.return\n}}"
+    with pytest.raises(DiagnosticError, match=message):
+        verify(parse(text))
+
+
+@pytest.mark.parametrize("cast", [
+    "arith.extsi %a : i16 to i32", "arith.trunci %a : i16 to i8", "arith.index_cast %i : index to i64",
+    "arith.index_cast %a : i16 to index",
+])
+def test_valid_casts_still_verify(cast):
+    verify(parse(f"func.func @f(%a: i16, %i: index) {{\n  %0 = {cast}\n  func.return\n}}"))
