@@ -188,3 +188,34 @@ def test_a_function_is_shaped_and_priced_at_each_call():
     rows = predict_breakdown(module)
     assert rows["transcendental"]["ops"] == 2 and rows["transcendental"]["unknown"] == 0
     assert rows["transcendental"]["us"] == pytest.approx(kernel_us("Exp", [(2, 3)]) + kernel_us("Exp", [(50, 30)]))
+
+
+@pytest.mark.tf
+def test_a_savedmodel_is_priced_through_its_functions_and_variables():
+    """The zoo's Keras SavedModel (read by egraft-opt): its serving call's results are shaped
+    through the called functions and the variables' handles, and with the signature's
+    fetches only the nodes a run needs are priced (not the save/restore subgraphs)."""
+    pytest.importorskip("tensorflow")
+    import contextlib
+    import io
+    import json
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "keras_apps"))
+    import zoo  # noqa: E402
+
+    if "cnn_savedmodel" not in getattr(zoo, "SAVEDMODELS", ("cnn_savedmodel",)):
+        pytest.skip("the zoo has no cnn_savedmodel")
+    files = zoo.ensure(("cnn_savedmodel",))["cnn_savedmodel"]
+    from egraft.passes.cli.main import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([str(files.pb)]) == 0
+    module = parse(out.getvalue(), allow_unregistered=True)
+    fetches = json.loads(files.pb.with_suffix(".json").read_text())["outputs"]
+    everything = predict_breakdown(module)
+    served = predict_breakdown(module, fetches=fetches, feed_dim=1)
+    assert sum(r["unknown"] for r in served.values()) == 0
+    assert sum(r["ops"] for r in served.values()) < sum(r["ops"] for r in everything.values())
+    assert served["conv"]["us"] > everything["conv"]["us"]  # shaped convolutions cost more than their overhead
