@@ -228,8 +228,13 @@ def _parse_cmp(p: FormParser) -> Operation:
     p.skip_ws()
     pos = p.pos
     word = p.parse_optional_string()  # 2019: cmpi "slt", ...
+    quoted = word is not None
     if word is None:
         word = p.parse_optional_bare_id()
+    if word not in names and quoted:  # 2019's wording for its quoted form
+        raise p.error(f'unknown comparison predicate "{word}"', pos)
+    if word not in names and getattr(p, "std_era", False):  # 2019 wanted a string there
+        raise p.error("expected string comparison predicate attribute", pos)
     if word not in names:
         raise p.error(f"invalid predicate '{word}'" if word else "expected string or keyword containing "
                       "one of the following enum values for attribute 'predicate' [" + ", ".join(names) + "]",
