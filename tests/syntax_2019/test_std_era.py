@@ -354,3 +354,13 @@ def test_cast_widths_and_index_casts_verify_as_mlir(cast, message):
 ])
 def test_valid_casts_still_verify(cast):
     verify(parse(f"func.func @f(%a: i16, %i: index) {{\n  %0 = {cast}\n  func.return\n}}"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ('func @f(%a: f32) {\n  %r = cmpf "foo", %a, %a : f32\n  return\n}', 'unknown comparison predicate "foo"'),
+    ('func @f(%a: i32) {\n  %r = cmpi i1, %a, %a : i32\n  return\n}', "expected string comparison predicate attribute"),
+    ("func.func @f(%a: i32) {\n  %r = arith.cmpi foo, %a, %a : i32\n  func.return\n}", "invalid predicate 'foo'"),
+])
+def test_comparison_predicate_diagnostics(text, message):
+    with pytest.raises(DiagnosticError, match=message):
+        parse(text)
