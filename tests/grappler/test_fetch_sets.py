@@ -285,3 +285,53 @@ def test_each_fetch_runs_the_same_effects_in_the_same_order(tmp_path: Path,
         before, after = effectful_runs(graph, fetch), effectful_runs(optimized, fetch)
         assert after == before, f"fetch {fetch}: runs {sorted(after)}, the original {sorted(before)}"
         assert orderings(optimized, before) >= orderings(graph, before), f"fetch {fetch}: an ordering is lost"
+
+
+# --- the grouping itself ----------------------------------------------------------------------------------
+
+def _islands_after_coarsening(graph: GraphDef, outputs: list[str], controls: list[str]) -> list[set[str]]:
+    """The node names per island of the graph's tf_executor form after island coarsening."""
+    from egraft.ir.graphdef.import_graphdef import import_graphdef
+    from egraft.passes.tf.island_coarsening import coarsen
+    from egraft.passes.tf.tfg_to_executor import tfg_to_executor
+
+    module = tfg_to_executor(import_graphdef(graph), outputs, control_fetches=controls)
+    coarsen(module)
+    return [{str(inner.attr("_mlir_name").value) for inner in op.walk() if inner.attr("_mlir_name") is not None}
+            for op in module.walk() if op.name == "tf_executor.island"]
+
+
+def _variable_graph(writes: bool) -> GraphDef:
+    """A variable read by two outputs; with ``writes``, an initializer and a 'restore' assigning it,
+    each run through a NoOp of its own."""
+    graph = GraphDef()
+    _node(graph, "v", "VarHandleOp", [], dtype="DT_FLOAT", shape=True, shared_name="v", container="")
+    _node(graph, "one", "Const", [], dtype="DT_FLOAT", value=1.0)
+    _node(graph, "read", "ReadVariableOp", ["v"], dtype="DT_FLOAT")
+    _node(graph, "y", "AddV2", ["read", "one"], T="DT_FLOAT")
+    _node(graph, "z", "AddV2", ["read", "read"], T="DT_FLOAT")
+    if writes:
+        _node(graph, "init_value", "Const", [], dtype="DT_FLOAT", value=0.0)
+        _node(graph, "v/Assign", "AssignVariableOp", ["v", "init_value"], dtype="DT_FLOAT")
+        _node(graph, "init", "NoOp", ["^v/Assign"])
+        _node(graph, "restored", "Const", [], dtype="DT_FLOAT", value=2.0)
+        _node(graph, "restore/Assign", "AssignVariableOp", ["v", "restored"], dtype="DT_FLOAT")
+        _node(graph, "restore", "NoOp", ["^restore/Assign"])
+    return graph
+
+
+def test_islands_of_different_fetch_sets_stay_apart() -> None:
+    """The initializer's and the restore's assignments, and the outputs' reads, land in islands of
+    their own fetch sets; each NoOp waiting on an assignment stays out of the assignment's island."""
+    islands = _islands_after_coarsening(_variable_graph(True), ["y", "z"], ["init", "restore"])
+    home = {name: i for i, members in enumerate(islands) for name in members}
+    assert home["v/Assign"] != home["restore/Assign"]
+    assert home["v/Assign"] != home["init"] and home["restore/Assign"] != home["restore"]
+    assert home["read"] not in (home["v/Assign"], home["restore/Assign"])
+
+
+def test_a_graph_without_writes_is_one_island() -> None:
+    """Reads, a handle and arithmetic for two outputs (a Keras model with variables): nothing writes,
+    so the two outputs' fetch sets do not split the graph."""
+    islands = _islands_after_coarsening(_variable_graph(False), ["y", "z"], [])
+    assert len(islands) == 1 and {"v", "read", "y", "z", "one"} <= islands[0]
