@@ -38,6 +38,8 @@ from egraft.passes.tf.tfg_to_executor import EXECUTOR_OPS, ConversionError
 _FROM_EXECUTOR = {"tf_executor." + v: k for k, v in EXECUTOR_OPS.items()}
 _SWITCHES = ("tf_executor.Switch", "tf_executor._SwitchN")
 _NOT_NODE_ATTRS = frozenset({"device"})
+#: Ops whose tf dialect form carries `is_stateless` where a GraphDef names a Stateless* op.
+_STATEFUL_FORMS = ("If", "While")
 
 
 def _version(module: Operation) -> A.DialectAttr:
@@ -94,6 +96,8 @@ class _Converter:
         name = self.name(source, kind)
         self.taken.add(name)
         attrs["_mlir_name"] = A.StringAttr(name)
+        if kind in _STATEFUL_FORMS and "is_stateless" in attrs:  # tf.If/tf.While's flag is the op's name in TF
+            kind = "Stateless" + kind if attrs.pop("is_stateless") == A.TRUE else kind
         op_def = lookup_op(kind)
         if op_def is not None:
             attrs.update(derived_attrs(op_def, attrs, operand_types, data_types))

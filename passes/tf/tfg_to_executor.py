@@ -107,7 +107,10 @@ class _Converter:
             self._map(op, list(new.results[:-1]), new.results[-1])
             self.wiring.append((new, data, ctls))
             return [new]
-        inner = Operation.create("tf." + kind, (), types, _attrs(op))
+        attrs = _attrs(op)
+        if kind in ("If", "While"):  # TF's importer: a stateful If/While is tf.If/tf.While {is_stateless = false}
+            attrs.setdefault("is_stateless", A.FALSE)
+        inner = Operation.create("tf." + kind, (), types, attrs)
         block = Block()
         block.append(inner)
         block.append(Operation.create("tf_executor.yield", inner.results))

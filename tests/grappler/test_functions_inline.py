@@ -355,3 +355,40 @@ def test_public_callee_is_inlined_into_the_graph_only() -> None:
     assert set(funcs) == {"main", "wrapper", "g"}
     assert [op.name for op in funcs["wrapper"].walk()].count("tf.StatefulPartitionedCall") == 1
     assert "tf.Neg" in [op.name for op in funcs["main"].walk()]
+
+
+STATEFUL_IF = """
+func.func @main(%arg0: tensor<i1>, %arg1: tensor<i32>) -> (tensor<i32>, tensor<i32>) attributes {tf.entry_function = {control_outputs = "", inputs = "p,x", outputs = "a,b"}} {
+  %r:2 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.If"(%arg0, %arg1) {then_branch = @g, else_branch = @g, is_stateless = true, _mlir_name = "a"} : (tensor<i1>, tensor<i32>) -> tensor<i32>
+    %v1, %c1 = tf_executor.island wraps "tf.While"(%arg1) {cond = @c, body = @g, is_stateless = false, parallel_iterations = 10 : i64, _mlir_name = "b"} : (tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0, %v1 : tensor<i32>, tensor<i32>
+  }
+  func.return %r#0, %r#1 : tensor<i32>, tensor<i32>
+}
+func.func @c(%arg0: tensor<i32>) -> (tensor<i1>) {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.Const"() {value = dense<false> : tensor<i1>} : () -> tensor<i1>
+    tf_executor.fetch %v0 : tensor<i1>
+  }
+  func.return %r#0 : tensor<i1>
+}
+""" + BODY.replace(" ATTRS", "").replace("func.func private @g", "func.func @g")
+
+
+def test_is_stateless_is_the_op_name_in_a_graphdef() -> None:
+    """tf.If/tf.While carry `is_stateless` (TensorFlow's MLIR); a GraphDef names StatelessIf /
+    StatelessWhile instead and has no such attribute (TensorFlow rejects a node with one); a
+    GraphDef's stateful If/While come back with `is_stateless = false`, which the records demand."""
+    from egraft.ir.graphdef import export_graphdef, import_graphdef
+    from egraft.passes.tf.executor_to_tfg import executor_to_tfg
+    from egraft.passes.tf.tfg_to_executor import tfg_to_executor
+
+    graph = export_graphdef(executor_to_tfg(parse(STATEFUL_IF)))
+    kinds = {n.name: n.op for n in graph.node}
+    assert (kinds["a"], kinds["b"]) == ("StatelessIf", "While"), kinds
+    assert not any("is_stateless" in n.attr for n in graph.node)
+    back = tfg_to_executor(import_graphdef(graph), ["a", "b"], feeds=[])
+    verify(back)
+    flags = {op.name: op.attr("is_stateless") for op in back.walk() if op.name in ("tf.While", "tf.StatelessIf")}
+    assert flags == {"tf.While": A.FALSE, "tf.StatelessIf": None}, flags
