@@ -241,6 +241,8 @@ def _parse_cmp(p: FormParser) -> Operation:
                       pos)
     p.parse_punct(",")
     refs, attrs, t = _parse_operands_flags_type(p)
+    if isinstance(t, T.FunctionType) and getattr(p, "std_era", False):
+        raise p.error("expected type with valid i1 shape", getattr(p, "op_start", None))  # 2019
     attrs["predicate"] = A.IntegerAttr(names.index(word), T.i64)
     return p.create_op(operands=p.resolve_operands(refs, [t, t]), result_types=[_i1_like(t)],
                        attributes=attrs)
@@ -277,6 +279,11 @@ def _parse_select(p: FormParser) -> Operation:
     attrs = p.parse_optional_attr_dict()
     types = p.parse_colon_type_list()
     cond_t, t = (T.i1, types[0]) if len(types) == 1 else (types[0], types[1])
+    if len(types) == 1 and getattr(p, "std_era", False):
+        # 2019's `select %c, %a, %b : tensor<4xi32>` took an i1 condition of the same shape.
+        if isinstance(t, T.FunctionType):
+            raise p.error("expected type with valid i1 shape", getattr(p, "op_start", None))
+        cond_t = _i1_like(t)
     return p.create_op("arith.select", p.resolve_operands(refs, [cond_t, t, t]), [t], attrs)
 
 
