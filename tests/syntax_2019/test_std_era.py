@@ -364,3 +364,18 @@ def test_valid_casts_still_verify(cast):
 def test_comparison_predicate_diagnostics(text, message):
     with pytest.raises(DiagnosticError, match=message):
         parse(text)
+
+
+def test_2019_select_takes_a_condition_of_the_values_shape():
+    out = roundtrip("""
+        func @f(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+          %c = cmpi "slt", %a, %b : tensor<4xi32>
+          %s = select %c, %a, %b : tensor<4xi32>
+          return %s : tensor<4xi32>
+        }
+    """)
+    assert "arith.select %0, %arg0, %arg1 : tensor<4xi1>, tensor<4xi32>" in out
+    # Today's single type still means a scalar condition.
+    today = parse("func.func @g(%c: i1, %a: tensor<4xi32>) -> tensor<4xi32> {\n"
+                  "  %s = arith.select %c, %a, %a : tensor<4xi32>\n  func.return %s : tensor<4xi32>\n}")
+    verify(today)
