@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from egraft.ir.core import attributes as A
 from egraft.ir.core.operation import Operation, Value
 from egraft.ir.dialects.tf_types import is_control
 
@@ -115,9 +116,18 @@ def forwards_each_value(yielded: list[Value], dead: set[Operation], graph: Opera
 
 
 def _fetched(control: Value) -> bool:
-    """Whether a graph's fetch lists ``control`` (as a control output, which the export names
-    by its position among the fetch's control operands)."""
-    return any(user.name == "tf_executor.fetch" for user in control.users)
+    """Whether a graph's fetch lists ``control`` as a named control output (``tf.entry_function``'s
+    ``control_outputs``, which the GraphDef export matches to the fetch's control operands by
+    position). An unnamed fetched token may go, as upstream's canonicalization does."""
+    for user in control.users:
+        if user.name != "tf_executor.fetch":
+            continue
+        func = user.parent_op.parent_op if user.parent_op is not None else None  # fetch -> graph -> func
+        entry = func.attr("tf.entry_function") if func is not None else None
+        names = entry.get("control_outputs") if isinstance(entry, A.DictionaryAttr) else None
+        if isinstance(names, A.StringAttr) and names.value:
+            return True
+    return False
 
 
 def _control_trigger(op: Operation) -> bool:
