@@ -16,6 +16,13 @@ from egraft.ir.core.operation import Block, BlockArgument, Operation, Value
 from egraft.ir.syntax.location_parser import LocationParser
 
 
+def _definition_loc(value: Value) -> Any:
+    """Where `value` was defined in the source (a block argument's or its op's
+    location), or None when that is not a source position."""
+    loc = value.loc if isinstance(value, BlockArgument) else getattr(getattr(value, "owner", None), "loc", None)
+    return loc if loc is not None and loc.file_line_col() is not None else None
+
+
 class _Scope:
     """The SSA names a region defines (their values live in the parser's
     `_visible` table) and its block labels; `isolated` hides the scopes below it."""
@@ -76,8 +83,8 @@ class ValueScopes(LocationParser):
             err = self.error(f"use of value '%{name}' expects different type than prior uses: "
                              f"'{type}' vs '{value.type}'", pos)
             # MLIR notes where the value was defined (or first used), as "prior use here".
-            prior = value.loc if isinstance(value, BlockArgument) else getattr(getattr(value, "owner", None), "loc", None)
-            if prior is not None and prior.file_line_col() is not None:
+            prior = _definition_loc(value)
+            if prior is not None:
                 err.diagnostics[0].attach_note("prior use here", prior)
             raise err
         return value
@@ -107,7 +114,11 @@ class ValueScopes(LocationParser):
         index = len(self.scopes) - 1
         shadowed = self._visible.get(name)
         if shadowed is not None and shadowed[0] == index:
-            raise self.error(f"redefinition of SSA value '%{name}'", pos)
+            err = self.error(f"redefinition of SSA value '%{name}'", pos)
+            prior = _definition_loc(shadowed[1][0]) if shadowed[1] else None
+            if prior is not None:  # MLIR's note, at the first definition
+                err.diagnostics[0].attach_note("previously defined here", prior)
+            raise err
         self._visible[name] = (index, tuple(values), shadowed)
         self.scopes[index].names.append(name)
         refs = self.forward_refs[-1]
