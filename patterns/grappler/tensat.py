@@ -162,9 +162,53 @@ def merge_costs(kind: str, x_shape: tuple[int, ...], w_shape: tuple[int, int], n
     return apart, merged
 
 
-def merge_pays(kind: str, x, *weights: A.Attribute | None) -> bool:
+def _attention_after(products, x_shape: tuple[int, ...], w_shape: tuple[int, ...]) -> bool:
+    """The three products (Q, K, V) feed a multi-head attention the attention rules take
+    (their heads -> the scores Einsum; V's -> the context Einsum -> Reshape -> BatchMatMulV2 by
+    a constant) and the calibrated model prices the block computed transposed below the
+    block as it is: merging is then priced with what it makes possible, as Tensat prices a
+    rewrite sequence and not one step."""
+    try:
+        from egraft.ir.semantics.tf_cost import kernel_us
+        from egraft.rewrite.encoding.cost_models import tf_ops_cost
+    except ImportError:
+        return False
+    if len(products) != 3:
+        return False
+    heads = [_sole_user(m, "tf.Reshape") for m in products]
+    if any(h is None for h in heads) or len({id(h.operands[1]) for h in heads}) != 1:
+        return False
+    shape = heads[0].operands[1]
+    dims_attr = shape.owner.attr("value") if hasattr(shape.owner, "attr") else None
+    dims = _head_dims(dims_attr, (w_shape[0], 3 * w_shape[1]))
+    if dims is None or x_shape != (1, dims[0], dims[3]):
+        return False
+    t, n, h, e = dims
+    scores = [_sole_user(hd, "tf.Einsum") for hd in heads]
+    if scores[0] is None or scores[0] is not scores[1] or not _equation(_SCORES)(scores[0].attr("equation")) \
+            or scores[0].operands[0] is not heads[0].results[0] or scores[0].operands[1] is not heads[1].results[0]:
+        return False
+    ctx = scores[2]
+    if ctx is None or not _equation(_CONTEXT)(ctx.attr("equation")) or ctx.operands[1] is not heads[2].results[0]:
+        return False
+    back = _sole_user(ctx, "tf.Reshape")
+    proj = _sole_user(back, "tf.BatchMatMulV2") if back is not None else None
+    wo = proj.operands[1].owner.attr("value") if proj is not None and hasattr(proj.operands[1].owner, "attr") else None
+    if not isinstance(wo, A.DenseElementsAttr) or len(wo.type.shape) != 2 or wo.type.shape[0] != n * h:
+        return False
+    d, out = n * h, wo.type.shape[1]
+    transposed = (kernel_us("MatMul", [(3 * d, e), (t, e)], op=None)
+                  + kernel_us("Split", [(), (3 * d, t)], values=[0, None], n_results=3)
+                  + kernel_us("BatchMatMulV2", [(n, h, t), (n, h, t)], [(n, t, t)])
+                  + kernel_us("BatchMatMulV2", [(n, h, t), (n, t, t)], [(n, h, t)])
+                  + kernel_us("MatMul", [(d, t), (d, out)], [(t, out)]))
+    return transposed < tf_ops_cost([*products, scores[0], ctx, proj], _shapes_for(products[0].results[0]))
+
+
+def merge_pays(kind: str, x, *weights: A.Attribute | None, products: tuple = ()) -> bool:
     """The `kind` contractions of x by `weights` (constant 2-D float32, one shape) cost
-    more apart than merged (`merge_costs`), on x's static shape."""
+    more apart than merged (`merge_costs`), on x's static shape; or, for BatchMatMulV2s
+    `products` feeding an attention block, the block computed transposed costs less."""
     if not all(isinstance(w, A.DenseElementsAttr) and w.element_type is _F32 for w in weights):
         return False
     shapes = {tuple(w.type.shape) for w in weights}
@@ -175,7 +219,9 @@ def merge_pays(kind: str, x, *weights: A.Attribute | None) -> bool:
     if len(shape) != 2 or x_shape is None or len(x_shape) < 2 or x_shape[-1] != shape[0]:
         return False
     apart, merged = merge_costs(kind, x_shape, shape, len(weights))
-    return merged < apart
+    if merged < apart:
+        return True
+    return kind == "BatchMatMulV2" and _attention_after(products, x_shape, shape)
 
 
 # ------------------------------------------------------------------ merged contractions
@@ -235,8 +281,10 @@ def _merge_rule(kind: str, n: int) -> Rule:
     return rule(f"{kind.lower()}-shared-input-{n}", roots, [split[i] for i in range(n)],
                 where=[pred("x is float32", _is_f32, type_of("x")),
                        pred("the products are on one device", _one_device, *(var(f"m{i}") for i in range(n))),
-                       pred("merging pays (merge_cost on x's static shape; equal constant 2-D weights)",
-                            lambda *a, k=kind: merge_pays(k, *a), x, *map(const_of, names))],
+                       pred("merging pays (the calibrated model on x's static shape, alone or with the "
+                            "attention it makes possible; equal constant 2-D weights)",
+                            lambda *a, k=kind, n=n: merge_pays(k, *a[:1 + n], products=a[1 + n:]), x,
+                            *map(const_of, names), *(var(f"m{i}") for i in range(n)))],
                 tags=_APPROX,
                 doc=f"{n} {kind}s of one input by constant weights of one shape are one {kind} by the "
                     "weights concatenated (folded), split along the last axis, where merge_cost says it pays")
@@ -271,17 +319,23 @@ MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for 
 # round) makes one. Products and sums are the same (summed in another order: approx).
 
 
-def _attention_dims(s: A.Attribute | None, wcat: A.Attribute | None) -> tuple[int, int, int, int] | None:
+def _head_dims(s: A.Attribute | None, shape: tuple[int, ...]) -> tuple[int, int, int, int] | None:
     """(T, N, H, E) from the head Reshape's constant shape [1 or -1, T, N, H] and the merged
-    weights [E, 3 N H]."""
-    if not isinstance(s, A.DenseElementsAttr) or not isinstance(wcat, A.DenseElementsAttr):
+    weights' shape [E, 3 N H]."""
+    if not isinstance(s, A.DenseElementsAttr):
         return None
     dims = [int(d) for d in s.to_numpy().reshape(-1)]
-    shape = tuple(wcat.type.shape)
     if len(dims) != 4 or dims[0] not in (1, -1) or min(dims[1:]) <= 0 or len(shape) != 2:
         return None
     t, n, h = dims[1:]
-    return (t, n, h, shape[0]) if shape[1] == 3 * n * h and wcat.element_type is _F32 else None
+    return (t, n, h, shape[0]) if shape[1] == 3 * n * h else None
+
+
+def _attention_dims(s: A.Attribute | None, wcat: A.Attribute | None) -> tuple[int, int, int, int] | None:
+    """`_head_dims` with the merged weights, a float32 constant."""
+    if not isinstance(wcat, A.DenseElementsAttr) or wcat.element_type is not _F32:
+        return None
+    return _head_dims(s, tuple(wcat.type.shape))
 
 
 def _i32(*values: int) -> A.Attribute:

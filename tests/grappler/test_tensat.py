@@ -418,3 +418,39 @@ def test_attention_left_alone_when_the_output_weights_are_not_constant() -> None
     """The context rule cannot take it, so neither may the scores rule (the projection would run twice)."""
     out = _run(_attention_module(wo_constant=False), "tf-tensat")
     assert out.count('"tf.Einsum"') == 2 and '"tf.MatMul"' not in out, out
+
+
+def _unmerged_attention_module() -> str:
+    """_attention_module before the merge: Q, K and V as three products of x."""
+    f = "xf32"
+    text = _attention_module()
+    wc = np.random.default_rng(21).integers(-4, 5, size=(6, 12)).astype(np.float32) / 4
+    consts = []
+    for i, h in enumerate("qkv"):
+        part = np.array2string(wc[:, 4 * i:4 * i + 4], separator=", ", max_line_width=10**6,
+                               formatter={"float_kind": lambda v: f"{v:.2f}"})
+        consts.append(f'  %w{h} = "tf.Const"() {{value = dense<{part}> : tensor<6x4{f}>}} : () -> tensor<6x4{f}>\n'
+                      f'  %{h} = "tf.BatchMatMulV2"(%x, %w{h}) {{adj_x = false, adj_y = false}} : '
+                      f'(tensor<1x4x6{f}>, tensor<6x4{f}>) -> tensor<1x4x4{f}>')
+    lines = [line for line in text.splitlines() if '"tf.Split"' not in line and "%m = " not in line]
+    at = next(i for i, line in enumerate(lines) if "%qh = " in line)
+    return "\n".join(lines[:at] + consts + lines[at:]) + "\n"
+
+
+@pytest.mark.parametrize("whole_pays", [True, False])
+def test_merge_priced_with_the_attention_it_enables(monkeypatch, whole_pays: bool) -> None:
+    """A merge that does not pay alone is taken when the attention block after it, computed
+    transposed, costs less than as it is (the calibrated model's prices, stubbed here)."""
+    from egraft.ir.semantics import tf_cost
+    from egraft.rewrite.encoding import cost_models
+
+    monkeypatch.setattr(tensat, "merge_costs", lambda *a: (1.0, 2.0))
+    monkeypatch.setattr(tf_cost, "kernel_us", lambda *a, **k: 1.0)
+    monkeypatch.setattr(cost_models, "tf_ops_cost", lambda ops, shapes=None: 100.0 if whole_pays else 1.0)
+    text = _unmerged_attention_module()
+    out = _run(text, "tf-tensat")
+    assert ('"tf.Einsum"' not in out) == whole_pays and ('"tf.Split"' in out) == whole_pays, out
+    if whole_pays:
+        before, after = parse(text), parse(out)
+        x = np.random.default_rng(3).uniform(-2, 2, (1, 4, 6)).astype(np.float32)
+        assert check_agreement(before, after, [x], False, TOLERANCE, "f")
