@@ -227,9 +227,21 @@ class TypeParser(Lexer):
             self.parse_punct(">")
             return T.VectorType(tuple(shape), elt, tuple(scalable) if any(scalable) else ())
         layout = space = None
+        era = getattr(self, "std_era", False)
         while self.parse_optional_punct(","):
+            self.skip_ws()
+            attr_pos = self.pos
             attr = self._parse_legacy_strided_layout() if self.parse_optional_keyword("offset") \
                 else self.parse_attribute()
+            is_map = isinstance(attr, A.AffineMapAttr)
+            if is_map and attr.value.num_dims != len(shape):  # checked before an identity map is dropped
+                raise self.error("memref affine map dimension mismatch" if era else
+                                 f"memref layout mismatch between rank and affine map: "
+                                 f"{len(shape)} != {attr.value.num_dims}", attr_pos)
+            if space is not None and not isinstance(space, A.AffineMapAttr):
+                raise self.error("affine map after memory space in memref type" if is_map and era else
+                                 "expected memory space to be last in memref type" if is_map else
+                                 "multiple memory spaces specified in memref type", attr_pos)
             if isinstance(attr, (A.AffineMapAttr, A.VerbatimAttr)) and layout is None and space is None:
                 layout = attr
                 if isinstance(attr, A.AffineMapAttr) and attr.value.is_identity():
