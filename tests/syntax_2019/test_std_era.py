@@ -379,3 +379,18 @@ def test_2019_select_takes_a_condition_of_the_values_shape():
     today = parse("func.func @g(%c: i1, %a: tensor<4xi32>) -> tensor<4xi32> {\n"
                   "  %s = arith.select %c, %a, %a : tensor<4xi32>\n  func.return %s : tensor<4xi32>\n}")
     verify(today)
+
+
+@pytest.mark.parametrize("memref, today, era", [
+    ("memref<42xi8, (d0, d1) -> (d0, d1)>", "memref layout mismatch between rank and affine map: 1 != 2",
+     "memref affine map dimension mismatch"),
+    ("memref<2x4xi8, (d0, d1) -> (d1, d0), 1, 2>", "multiple memory spaces specified in memref type",
+     "multiple memory spaces specified in memref type"),
+    ("memref<2x4xi8, 1, (d0, d1) -> (d1, d0)>", "expected memory space to be last in memref type",
+     "affine map after memory space in memref type"),
+])
+def test_memref_layout_and_space_checks(memref, today, era):
+    with pytest.raises(DiagnosticError, match=era):
+        parse(f"func @f({memref})")
+    with pytest.raises(DiagnosticError, match=today):
+        parse(f"func.func private @f({memref.replace('(d0, d1) -> (d0, d1)', 'affine_map<(d0, d1) -> (d0, d1)>').replace('(d0, d1) -> (d1, d0)', 'affine_map<(d0, d1) -> (d1, d0)>')})")
