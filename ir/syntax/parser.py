@@ -164,14 +164,15 @@ class Parser(ValueScopes):
             if not self.parse_optional_punct(")"):
                 while True:
                     ref = self.parse_operand_ref()
-                    self.parse_punct(":")
+                    self.parse_punct(":", "and type for SSA operand")
                     type = self.parse_type()
                     arg = block.add_argument(type, SourcePos(self.source, ref[2]))
                     self.set_location(arg, self.parse_optional_trailing_location(), ref[2])
                     self.define_values(ref[0], [arg], ref[2])
                     if self.parse_optional_punct(")"):
                         break
-                    self.parse_punct(",")
+                    if not self.parse_optional_punct(","):
+                        raise self.error("expected ')' to end argument list", self._missing_token_pos())
         self.parse_punct(":", "after block name")
         self._parse_block_body(block)
 
