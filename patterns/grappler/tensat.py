@@ -184,6 +184,7 @@ def _attention_after(products, x_shape: tuple[int, ...], w_shape: tuple[int, ...
     if dims is None or x_shape != (1, dims[0], dims[3]):
         return False
     t, n, h, e = dims
+    heads = [_head_end(hd) for hd in heads]
     scores = [_sole_user(hd, "tf.Einsum") for hd in heads]
     if scores[0] is None or scores[0] is not scores[1] or not _equation(_SCORES)(scores[0].attr("equation")) \
             or scores[0].operands[0] is not heads[0].results[0] or scores[0].operands[1] is not heads[1].results[0]:
@@ -311,8 +312,8 @@ MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for 
 #     ctxT = BatchMatMulV2(vT, Reshape(P, [N, T, T]), adj_y)                [N, H, T] = (P v)T
 #     out = Reshape(MatMul(Reshape(ctxT, [D, T]), Wo, transpose_a), [1, T, D'])
 #
-# Projections without a bias only (Keras's use_bias=False, or zero biases folded away, as in
-# the benchmark's randomly initialized BERTs). Two rules, one per root (the scores Einsum,
+# A projection's bias (Keras's use_bias: AddV2 of a constant [N, H] after each head's Reshape)
+# is added to the transposed head as [N, H, 1]. Two rules, one per root (the scores Einsum,
 # the output projection), each taken only when
 # the other's part of the block has the same form (else the projection would run twice);
 # both build the same transposed projection, which common-subgraph elimination (the next
@@ -385,11 +386,30 @@ def _sole_user(value_op, name: str):
     return users[0] if len(users) == 1 and users[0].name == name else None
 
 
+def _head_end(reshape):
+    """A head's last op: its Reshape, or the AddV2 of a constant (the projection's bias, Keras's
+    use_bias) that is the Reshape's only user."""
+    from egraft.ir.core.operation import OpResult
+
+    add = _sole_user(reshape, "tf.AddV2")
+    if add is not None:
+        other = [v for v in add.operands if v is not reshape.results[0]]
+        if len(other) == 1 and isinstance(other[0], OpResult) and other[0].owner.name == "tf.Const":
+            return add
+    return reshape
+
+
+def _unused(op, depth: int = 2) -> bool:
+    """op's results are used by nothing, or only by Reshapes/AddV2s that are themselves unused."""
+    users = [u for r in op.results for u in r.uses]
+    return not users or (depth > 0 and all(u.name in ("tf.Reshape", "tf.AddV2") and _unused(u, depth - 1)
+                                            for u in users))
+
+
 def _done(split, i: int) -> bool:
-    """split's result i is used by nothing but Reshapes nothing uses (the other rule has taken
-    its part of the block already)."""
-    return all(u.name == "tf.Reshape" and not any(True for r in u.results for _ in r.uses)
-               for u in split.results[i].uses)
+    """split's result i is used by nothing but Reshapes (and their bias adds) nothing uses: the
+    other rule has taken its part of the block already."""
+    return all(u.name == "tf.Reshape" and _unused(u) for u in split.results[i].uses)
 
 
 def _context_path_ok(split) -> bool:
@@ -401,8 +421,9 @@ def _context_path_ok(split) -> bool:
     uses = [u for u in split.results[2].uses]
     if len(uses) != 1 or uses[0].name != "tf.Reshape":
         return False
-    ein = _sole_user(uses[0], "tf.Einsum")
-    if ein is None or not _equation(_CONTEXT)(ein.attr("equation")) or ein.operands[1] is not uses[0].results[0]:
+    end = _head_end(uses[0])
+    ein = _sole_user(end, "tf.Einsum")
+    if ein is None or not _equation(_CONTEXT)(ein.attr("equation")) or ein.operands[1] is not end.results[0]:
         return False
     back = _sole_user(ein, "tf.Reshape")
     proj = _sole_user(back, "tf.BatchMatMulV2") if back is not None else None
@@ -424,8 +445,9 @@ def _scores_path_ok(split) -> bool:
         uses = list(split.results[i].uses)
         if len(uses) != 1 or uses[0].name != "tf.Reshape":
             return False
-        ein = _sole_user(uses[0], "tf.Einsum")
-        if ein is None or not _equation(_SCORES)(ein.attr("equation")) or ein.operands[i] is not uses[0].results[0]:
+        end = _head_end(uses[0])
+        ein = _sole_user(end, "tf.Einsum")
+        if ein is None or not _equation(_SCORES)(ein.attr("equation")) or ein.operands[i] is not end.results[0]:
             return False
         users.append(ein)
     return users[0] is users[1]
@@ -437,13 +459,33 @@ def _batch_one(xv, s, wcat) -> bool:
     return dims is not None and shape == (1, dims[0], dims[3])
 
 
-def _attention_rules() -> list[Rule]:
+def _head_bias(b: A.Attribute | None) -> A.Attribute | None:
+    """A head's bias [N, H] as [N, H, 1]: added to a [N, H, T] head, one value per (head, feature)."""
+    if not isinstance(b, A.DenseElementsAttr) or b.element_type is not _F32 or len(b.type.shape) != 2:
+        return None
+    arr = np.ascontiguousarray(b.to_numpy().reshape(*b.type.shape, 1), "<f4")
+    return A.DenseElementsAttr(T.RankedTensorType(arr.shape, _F32), arr.tobytes())
+
+
+def _head_bias_type(b: A.Attribute | None) -> T.Type | None:
+    return T.RankedTensorType((*b.type.shape, 1), _F32) if isinstance(b, A.DenseElementsAttr) and len(
+        b.type.shape) == 2 else None
+
+
+def _bias_of_heads(b: A.Attribute | None, s: A.Attribute | None, wcat: A.Attribute | None) -> bool:
+    dims = _attention_dims(s, wcat)
+    return (dims is not None and isinstance(b, A.DenseElementsAttr) and b.element_type is _F32
+            and tuple(b.type.shape) == (dims[1], dims[2]))
+
+
+def _attention_rules(biased: bool) -> list[Rule]:
     x, wcat, s = var("x"), var("wcat"), var("s")
     split = op("tf.Split", var("axis"), op("tf.BatchMatMulV2", x, wcat, adj_x=False, adj_y=False).bind("proj"),
                num_split=A.IntegerAttr(3, T.i64)).bind("split")
 
     def head(i: int, reshape: str, first: bool):
-        return op("tf.Reshape", split[i] if first else ref("split", i), s).bind(reshape)
+        r = op("tf.Reshape", split[i] if first else ref("split", i), s).bind(reshape)
+        return op("tf.AddV2", r, var(f"b{i}")).bind(reshape + "b") if biased else r
 
     wt = op("tf.Const", value=native("transposed-weights", _transposed_weights, const_of("wcat")),
             types=[native("transposed-weights-type", _transposed_weights_type, const_of("wcat"), kind="type")])
@@ -462,7 +504,19 @@ def _attention_rules() -> list[Rule]:
     unranked = [T.UnrankedTensorType(_F32)]
 
     def head_t(i: int):
-        return op("tf.Reshape", split_t[i], const_shape("nht", lambda t, n, h, e: (n, h, t)), types=unranked)
+        r = op("tf.Reshape", split_t[i], const_shape("nht", lambda t, n, h, e: (n, h, t)), types=unranked)
+        if not biased:
+            return r
+        b = op("tf.Const", value=native("head-bias", _head_bias, const_of(f"b{i}")),
+               types=[native("head-bias-type", _head_bias_type, const_of(f"b{i}"), kind="type")])
+        return op("tf.AddV2", r, b, device=_DEV, types=unranked)
+
+    def biases(*idx: int) -> list:
+        return [pred(f"b{i} is a float32 constant [N, H]", _bias_of_heads, const_of(f"b{i}"), const_of("s"),
+                     const_of("wcat")) for i in idx] if biased else []
+
+    def adds(*names: str) -> list:
+        return [var(n + "b") for n in names] if biased else []
 
     common = [pred("x is float32", _is_f32, type_of("x")),
               pred("x is [1, T, E] and the heads [_, T, N, H] of the merged weights [E, 3 N H]", _batch_one, x,
@@ -478,9 +532,12 @@ def _attention_rules() -> list[Rule]:
                                  types=unranked),
                 const_shape("scores-4d", lambda t, n, h, e: (1, n, t, t)), device=_DEV, _mlir_name=_NAME,
                 types=[type_of("scores")])
-    scores_rule = rule("attention-scores-transposed", scores_src, scores, tags=_APPROX,
+    suffix = "-biased" if biased else ""
+    scores_rule = rule("attention-scores-transposed" + suffix, scores_src, scores, tags=_APPROX, commutative=biased,
                        where=[*common, pred("the scores equation", _equation(_SCORES), var("eq1")),
-                              pred("q and k are used by the scores only", _single_use, var("qh"), var("kh")),
+                              pred("q and k are used by the scores only", _single_use, var("qh"), var("kh"),
+                                   *adds("qh", "kh")),
+                              *biases(0, 1),
                               pred("v reaches an output projection the context rule takes", _context_path_ok,
                                    var("split"))],
                        doc="multi-head attention's scores Einsum from the merged Q/K/V projection, computed "
@@ -501,7 +558,7 @@ def _attention_rules() -> list[Rule]:
     out = op("tf.Reshape", out2d, const_shape("out-3d", lambda t, n, h, e, wo: (1, t, wo.type.shape[1]),
                                               const_of("wo")),
              device=_DEV, _mlir_name=_NAME, types=[type_of("out")])
-    ctx_rule = rule("attention-context-transposed", ctx_src, out, tags=_APPROX,
+    ctx_rule = rule("attention-context-transposed" + suffix, ctx_src, out, tags=_APPROX, commutative=biased,
                     where=[*common, pred("the context equation", _equation(_CONTEXT), var("eq2")),
                            pred("the output weights are a constant [N H, D']",
                                 lambda wo, s_, wc: isinstance(wo, A.DenseElementsAttr) and len(wo.type.shape) == 2
@@ -509,7 +566,8 @@ def _attention_rules() -> list[Rule]:
                                 and wo.type.shape[0] == _attention_dims(s_, wc)[1] * _attention_dims(s_, wc)[2],
                                 const_of("wo"), const_of("s"), const_of("wcat")),
                            pred("v, the context and its reshape have one use each", _single_use, var("vh"),
-                                var("ctx"), var("back")),
+                                var("ctx"), var("back"), *adds("vh")),
+                           *biases(2),
                            pred("q and k reach one scores Einsum", _scores_path_ok, var("split"))],
                     doc="multi-head attention's context Einsum and output projection from the merged Q/K/V "
                         "projection, computed transposed: BatchMatMulV2 with adj_y, then MatMul with transpose_a")
@@ -911,7 +969,7 @@ DIV_RULES = [rule("realdiv-by-constant", op("tf.RealDiv", var("x"), var("c")).bi
                   doc="x / c = x * (1/c) up to rounding, for c a float32 constant whose elements and "
                       "reciprocals are normal numbers")]
 
-ATTENTION_RULES = _attention_rules()
+ATTENTION_RULES = _attention_rules(False) + _attention_rules(True)
 
 register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
                   "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules); Keras's "

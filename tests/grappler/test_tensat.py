@@ -198,7 +198,7 @@ def _transformer_block_check() -> dict:
 
     keras.utils.set_random_seed(0)
     inp = keras.Input((16, 32))
-    a = keras.layers.MultiHeadAttention(4, 8, use_bias=False)(inp, inp)  # the attention rules take no bias
+    a = keras.layers.MultiHeadAttention(4, 8)(inp, inp)
     x = keras.layers.LayerNormalization()(inp + a)
     h = keras.layers.Dense(64, activation="gelu")(x)
     out = keras.layers.LayerNormalization()(x + keras.layers.Dense(32)(h))
@@ -368,9 +368,10 @@ def test_swish_joins_the_convolution_before_it(fused: bool) -> None:
     assert 'fused_ops = ["BiasAdd", "_MklSwish"]' in out and '"tf._MklSwish"' not in out, out
 
 
-def _attention_module(wo_constant: bool = True) -> str:
+def _attention_module(wo_constant: bool = True, bias: bool = False) -> str:
     """Keras's multi-head attention after the Q/K/V merge: x [1, 4, 6], 2 heads of 2, Wcat
-    [6, 12], output weights [4, 5] (an argument when not `wo_constant`)."""
+    [6, 12], output weights [4, 5] (an argument when not `wo_constant`); with `bias`, each
+    head plus a constant [2, 2] (Keras's use_bias)."""
     f = "xf32"
     lines = [f'  %wc = "tf.Const"() {{value = {_dense((6, 12), 21)}}} : () -> tensor<6x12{f}>',
              '  %ax = "tf.Const"() {value = dense<-1> : tensor<i32>} : () -> tensor<i32>',
@@ -380,8 +381,13 @@ def _attention_module(wo_constant: bool = True) -> str:
              f'tensor<6x12{f}>) -> tensor<1x4x12{f}>',
              f'  %q, %k, %v = "tf.Split"(%ax, %m) {{num_split = 3 : i64}} : (tensor<i32>, tensor<1x4x12{f}>) -> '
              f'(tensor<1x4x4{f}>, tensor<1x4x4{f}>, tensor<1x4x4{f}>)']
-    for h in "qkv":
-        lines.append(f'  %{h}h = "tf.Reshape"(%{h}, %s) : (tensor<1x4x4{f}>, tensor<4xi32>) -> tensor<1x4x2x2{f}>')
+    for i, h in enumerate("qkv"):
+        name = f"{h}r" if bias else f"{h}h"
+        lines.append(f'  %{name} = "tf.Reshape"(%{h}, %s) : (tensor<1x4x4{f}>, tensor<4xi32>) -> tensor<1x4x2x2{f}>')
+        if bias:
+            lines.append(f'  %{h}b = "tf.Const"() {{value = {_dense((2, 2), 30 + i)}}} : () -> tensor<2x2{f}>')
+            lines.append(f'  %{h}h = "tf.AddV2"(%{h}r, %{h}b) : (tensor<1x4x2x2{f}>, tensor<2x2{f}>) -> '
+                         f'tensor<1x4x2x2{f}>')
     lines += [f'  %sc = "tf.Einsum"(%qh, %kh) {{equation = "BTNH,BSNH->BNTS"}} : (tensor<1x4x2x2{f}>, '
               f'tensor<1x4x2x2{f}>) -> tensor<1x2x4x4{f}>',
               f'  %p = "tf.Softmax"(%sc) : (tensor<1x2x4x4{f}>) -> tensor<1x2x4x4{f}>',
@@ -399,13 +405,14 @@ def _attention_module(wo_constant: bool = True) -> str:
 
 
 @settings(max_examples=25, deadline=None)
-@given(hnp.arrays(np.float32, (1, 4, 6), elements=st.floats(-4, 4, width=32)))
-def test_attention_agrees_with_the_interpreter(x: np.ndarray) -> None:
+@given(hnp.arrays(np.float32, (1, 4, 6), elements=st.floats(-4, 4, width=32)), st.booleans())
+def test_attention_agrees_with_the_interpreter(x: np.ndarray, bias: bool) -> None:
     """The interpreter on inputs of moderate size: the harness's huge ones overflow the
     softmax's exponentials to NaN in one summation order and not in the other."""
-    before = parse(_attention_module())
-    after = parse(_run(_attention_module(), "tf-tensat"))
-    assert check_agreement(before, after, [x], False, TOLERANCE, "f")
+    before = parse(_attention_module(bias=bias))
+    out = _run(_attention_module(bias=bias), "tf-tensat")
+    assert '"tf.Einsum"' not in out, out
+    assert check_agreement(before, parse(out), [x], False, TOLERANCE, "f")
 
 
 def test_attention_is_computed_without_einsum_transposes() -> None:
