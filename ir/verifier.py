@@ -128,12 +128,25 @@ class Verifier:
 
     def verify_op(self, op: Operation) -> None:
         opdef = op.opdef
+        if op.successors:
+            self._verify_successors_not_entry(op)
         if opdef is not None:
             self._verify_record(op, opdef)
         if op.operands:
             self._verify_operands_dominate(op)
         if opdef is not None and opdef.verify is not None:
             opdef.verify(op)
+
+    @staticmethod
+    def _verify_successors_not_entry(op: Operation) -> None:
+        """MLIR's rule: no branch targets the entry block of a region (reported
+        at the op that holds the region)."""
+        for succ in op.successors:
+            region = succ.parent
+            if region is not None and region.blocks and region.blocks[0] is succ:
+                owner = region.parent
+                raise DiagnosticError(Diagnostic("error", "entry block of region may not have predecessors",
+                                                 owner.loc if owner is not None else op.loc))
 
     def verify_op_exit(self, op: Operation) -> None:
         """Checks MLIR makes once everything nested verified: errors inside a
