@@ -1,6 +1,7 @@
 """Late-2019 MLIR syntax (issue #14 §5): read it, print today's, keep today's as it was."""
 
 import io
+import re
 import textwrap
 
 import pytest
@@ -394,3 +395,19 @@ def test_memref_layout_and_space_checks(memref, today, era):
         parse(f"func @f({memref})")
     with pytest.raises(DiagnosticError, match=today):
         parse(f"func.func private @f({memref.replace('(d0, d1) -> (d0, d1)', 'affine_map<(d0, d1) -> (d0, d1)>').replace('(d0, d1) -> (d1, d0)', 'affine_map<(d0, d1) -> (d1, d0)>')})")
+
+
+@pytest.mark.parametrize("block, message", [
+    ("^bb42 (%0):", "expected ':' and type for SSA operand"),
+    ("^bb42 (%a : i32:", "expected ')' to end argument list"),
+])
+def test_block_argument_list_diagnostics(block, message):
+    with pytest.raises(DiagnosticError, match=re.escape(message)):
+        parse(f"func.func @f() {{\n  cf.br ^bb42\n{block}\n  func.return\n}}")
+
+
+def test_no_branch_to_an_entry_block():
+    text = "func.func @f() {\n^bb42:\n  cf.br ^bb43\n^bb43:\n  cf.br ^bb42\n}"
+    with pytest.raises(DiagnosticError, match="entry block of region may not have predecessors"):
+        verify(parse(text))
+    verify(parse("func.func @g() {\n  cf.br ^bb1\n^bb1:\n  cf.br ^bb1\n}"))  # a self-loop elsewhere is fine
