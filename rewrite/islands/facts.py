@@ -171,10 +171,13 @@ class _Facts:
         """``FetchR``, ``OrderR`` and the pins of ordering sources (see ``patterns.island_merging``).
 
         E(n): n holds an op with effects or follows one (over data, control and captures, a
-        NextIteration's Sink into its Source); reads count only in a graph that also writes. S(n): the fetch operands n reaches, as a bit set;
-        a fetch operand reached is one whose value n computes or must run before. An effect-reached
-        island's class numbers its S; a pure island's class is 0. Keras graphs (pure, one fetch
-        set) stay in one class, so they group as before."""
+        NextIteration's Sink into its Source); reads count only in a graph that also writes.
+        S(n): the fetch operands n reaches, as a bit set (a fetch operand reached is one whose
+        value n computes or must run before). In a graph that writes, every island's class
+        numbers its S (pure ones too: the token of a pure group is waited on once the dependency
+        optimizer rewires control edges through it, and a pure op may need a feed another fetch
+        does not give); a graph without writes (Keras models) is all class 0 and groups as
+        before. OrderR: a control edge out of an island with E."""
         nodes, n_ops = self.nodes, len(self.nodes.ops)
         succ: list[list[int]] = [[] for _ in range(n_ops)]
         for s, _, d in nodes.edges:
@@ -212,7 +215,7 @@ class _Facts:
                     work.append(s)
         classes: dict[int, int] = {}
         for (n,) in self.rows["IslandR"]:
-            self.rows["FetchR"].append((n, classes.setdefault(reach[n], len(classes) + 1) if effect[n] else 0))
+            self.rows["FetchR"].append((n, classes.setdefault(reach[n], len(classes) + 1) if writes else 0))
         island = {r[0] for r in self.rows["IslandR"]}
         for s, r, d in nodes.edges:
             if s in island and effect[s] and d in island and r == len(nodes.ops[s].results) - 1:
