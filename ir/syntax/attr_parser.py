@@ -97,9 +97,11 @@ def parse_attribute(p: "AttributeParser", type: T.Type | None = None) -> A.Attri
         if kw == "unit":
             p.pos = m.end()
             return A.UNIT
-        if kw == "dense" and text.startswith("<", m.end()):
-            p.pos = m.end()
-            return _parse_dense(p, type, pos)
+        if kw == "dense":  # MLIR's lexer also takes `dense <[1, 2]>` (TensorFlow's tests write it)
+            lt = WS.match(text, m.end()).end()
+            if text.startswith("<", lt):
+                p.pos = lt
+                return _parse_dense(p, type, pos)
         if kw == "dense_resource" and text.startswith("<", m.end()):
             p.pos = m.end() + 1
             handle = p.parse_bare_id("resource handle")
