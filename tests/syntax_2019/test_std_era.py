@@ -411,3 +411,9 @@ def test_no_branch_to_an_entry_block():
     with pytest.raises(DiagnosticError, match="entry block of region may not have predecessors"):
         verify(parse(text))
     verify(parse("func.func @g() {\n  cf.br ^bb1\n^bb1:\n  cf.br ^bb1\n}"))  # a self-loop elsewhere is fine
+
+
+def test_blank_between_dense_and_its_bracket():
+    a = parse("func.func @f() {\n  %c = arith.constant dense <[1, 2]> : tensor<2xi32>\n  func.return\n}")
+    b = parse("func.func @f() {\n  %c = arith.constant dense<[1, 2]> : tensor<2xi32>\n  func.return\n}")
+    assert print_ir(a) == print_ir(b)
