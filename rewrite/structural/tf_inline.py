@@ -554,6 +554,168 @@ def inline_calls(top: Operation) -> tuple[int, int]:
         return 0, 0  # nothing to call (a GraphDef without a library): no walk
     inliner = Inliner(top)
     inliner.run()
+    push_constants(top)
     return inliner.inlined, inliner.folded
 
 
+
+
+#: The largest constant pushed into a branch or loop body when the caller keeps using it too.
+PUSH_ELEMENTS = 4096
+
+
+def push_constants(top: Operation) -> int:
+    """Grappler's function specialization, its constant part: a constant operand of an
+    If/Case (or a While's loop-invariant one: the body returns that argument unchanged) is
+    written into each branch (body and cond) in place of the argument, so the families fold
+    with it. Only into private functions referenced once in the module (one caller: the
+    function is the caller's own), in graphs without v1 control flow, and only where an op
+    of the function then computes from constants alone (it will fold); the signature stays
+    (the argument becomes unused). A constant the caller also uses elsewhere is copied only
+    up to :data:`PUSH_ELEMENTS` elements. Returns how many arguments were replaced."""
+    funcs = functions(top)
+    if len(funcs) < 2:
+        return 0
+    uses: dict[str, int] = {}
+    for op in top.walk():
+        for key, value in op.all_attributes().items():
+            if op.name == "func.func" and key == "sym_name":
+                continue  # its own name; another function's attribute (a gradient) is a use
+            for name in referenced(value):
+                uses[name] = uses.get(name, 0) + 1
+        if op.name.startswith("tf.") and op.name[3:] in funcs:
+            uses[op.name[3:]] = uses.get(op.name[3:], 0) + 1
+    done = 0
+    for op in list(top.walk()):
+        if op.name in IFS or op.name in CASES:
+            callees, first, invariant = [symbol_name(a) for a in _branches(op)], 1, None
+        elif op.name in ("tf.While", "tf.StatelessWhile"):
+            callees, first = [symbol_name(op.attr("cond")), symbol_name(op.attr("body"))], 0
+            invariant = callees[1]
+        else:
+            continue
+        graph = op.parent_op.parent_op if op.parent_op is not None and op.parent_op.name == "tf_executor.island" \
+            else None
+        if graph is not None and any(o.name not in _PLAIN for o in graph.regions[0].blocks[0]):
+            continue
+        targets = [funcs.get(n) for n in callees if n is not None]
+        if len(targets) != len(callees) or len(set(callees)) != len(callees) or any(
+                f is None or is_public(f) or uses.get(n, 0) != 1 or not f.regions[0].blocks
+                for f, n in zip(targets, callees)):
+            continue
+        pushable = {}
+        for index, value in enumerate(op.operands[first:]):
+            const = _const_op(value)
+            if const is None or (len(value.uses) > 1 and _elements(const) > PUSH_ELEMENTS):
+                continue
+            if invariant is not None and not _returns_argument(funcs[invariant], index):
+                continue
+            pushable[index] = const
+        for func in targets:
+            args = func.regions[0].blocks[0].args  # type: ignore[union-attr]
+            known = {args[i] for i in pushable if i < len(args)}
+            for index, const in pushable.items():
+                if index < len(args) and any(_folds_with(u, known) for u in args[index].uses):
+                    done += _replace_argument(func, index, const)  # type: ignore[arg-type]
+    return done
+
+
+def _folds_with(user: Operation, known: set[Value]) -> bool:
+    """Whether ``user`` (a tf op) computes from constants only once the arguments ``known``
+    are: only then does a pushed constant pay (a copy that folds nothing is only a bigger
+    GraphDef: a MatMul's weight, say)."""
+    if not user.name.startswith("tf.") or user.name in _CALL_LIKE or has_side_effects(user):
+        return False
+    if not all(v in known or _const_op(v) is not None for v in user.operands if not is_control(v.type)):
+        return False
+    if user.name in _FORWARDING:  # folds to its operand: it pays only if what reads it folds
+        results = set(user.results)
+        return any(_folds_with(u, known | results) for r in user.results for u in _readers(r) if u is not user)
+    return True
+
+
+#: Ops that forward their operand: a constant through them is still the same constant.
+_FORWARDING = ("tf.Identity", "tf.IdentityN", "tf.Snapshot", "tf.StopGradient")
+
+
+def _readers(v: Value) -> list[Operation]:
+    """The ops reading ``v``, through the yield of the island it is computed in."""
+    out = []
+    for u in v.uses:
+        if u.name == "tf_executor.yield" and u.parent_op is not None:
+            island = u.parent_op
+            out += [w for i, y in enumerate(u.operands) if y is v for w in island.results[i].uses]
+        else:
+            out.append(u)
+    return out
+
+
+def _const_op(v: Value) -> Operation | None:
+    owner = v.owner_op
+    if owner is not None and owner.name == "tf_executor.island":
+        if owner.operands:  # waits on something: the constant could be dead, or in a frame
+            return None
+        v = owner.regions[0].blocks[0].last.operands[owner.results.index(v)]  # type: ignore[union-attr]
+        owner = v.owner_op
+    return owner if owner is not None and owner.name == "tf.Const" and not owner.operands else None
+
+
+def _elements(const: Operation) -> int:
+    value = const.attr("value")
+    shape = getattr(getattr(value, "type", None), "shape", None)  # the payload's: results are often unranked
+    if shape is None:
+        return PUSH_ELEMENTS + 1
+    n = 1
+    for d in shape:
+        n *= max(d, 0)
+    return n
+
+
+def _returns_argument(func: Operation, index: int) -> bool:
+    """Whether ``func`` returns its argument ``index`` unchanged at position ``index``."""
+    body = func.regions[0].blocks[0]
+    if index >= len(body.args):
+        return False
+    out = list(body.last.operands)  # type: ignore[union-attr]
+    graphs = [o for o in body if o.name == "tf_executor.graph"]
+    if graphs:
+        fetch = graphs[0].regions[0].blocks[0].last
+        out = [dict(zip(graphs[0].results, fetch.operands)).get(v, v) for v in out]  # type: ignore[union-attr]
+    return index < len(out) and out[index] is body.args[index]
+
+
+def _replace_argument(func: Operation, index: int, const: Operation) -> int:
+    """Uses of ``func``'s argument ``index`` by ops (not by yields, fetches and returns, which
+    keep the argument's type) read a copy of ``const`` instead; 1 if any did."""
+    from egraft.ir import Block, Region
+
+    body = func.regions[0].blocks[0]
+    if index >= len(body.args):
+        return 0
+    arg = body.args[index]
+    users = [u for u in arg.uses if u.name not in ("tf_executor.yield", "tf_executor.fetch", "func.return")
+             and not u.name.startswith("tf_executor.")]
+    if not users:
+        return 0
+    copy = const.clone()
+    copy.set_attr("_mlir_name", A.StringAttr(f"{_name(const) or 'Const'}/pushed_{index}"))
+    graphs = [o for o in body if o.name == "tf_executor.graph"]
+    if graphs:
+        block = Block()
+        block.append(copy)
+        block.append(Operation.create("tf_executor.yield", copy.results))
+        island = Operation.create("tf_executor.island", (), [copy.results[0].type, _control_type()],
+                                  regions=[Region(blocks=[block])])
+        graphs[0].regions[0].blocks[0].prepend(island)
+        new = island.results[0]
+    else:
+        body.prepend(copy)
+        new = copy.results[0]
+    arg.replace_uses_where(new, lambda user: user not in users)
+    return 1
+
+
+def _control_type():
+    from egraft.ir.dialects.tf_types import CONTROL
+
+    return CONTROL

@@ -375,3 +375,24 @@ def test_cond_on_static_shape(tmp_path: Path) -> None:
     assert_same_outputs(graph, out, feed, fetch)
     assert "Sin" in ops(out) and not {"Cos", "If", "StatelessIf", "Shape"} & set(ops(out))
     assert not out.library.function
+
+
+def test_constant_operands_pushed_into_branches_and_bodies(tmp_path: Path) -> None:
+    """A constant the cond's branches and the loop's body compute with (captured: an operand of
+    the If/While) is written into them, so w * 2 + 1 and w * w fold inside (Grappler's function
+    specialization); TF equal."""
+    tf = _tf()
+
+    @tf.function
+    def f(x):
+        w = tf.constant(np.linspace(-1, 1, 4, dtype=np.float32))
+        y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * (w * 2.0 + 1.0), lambda: x - w)
+        return tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * (w * w)), [tf.constant(0), y])[1]
+
+    graph, feed, fetch = _graph_def(f)
+    out = optimize(graph, feed, fetch, tmp_path)
+    assert_same_outputs(graph, out, feed, fetch)
+    body = _function(out, "while_body")
+    assert [n.op for n in body.node_def].count("Mul") == 1, [n.op for n in body.node_def]
+    true_branch = _function(out, "cond_true")
+    assert [n.op for n in true_branch.node_def].count("Mul") == 1 and "AddV2" not in [n.op for n in true_branch.node_def]

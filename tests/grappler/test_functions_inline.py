@@ -46,6 +46,16 @@ def _case(interp: Interpreter, op: Operation, args: list) -> list:
     return interp.call(lookup_symbol(op, chosen), args[1:])
 
 
+def _while(interp: Interpreter, op: Operation, args: list) -> list:
+    """TensorFlow's While: the body while the cond is true (a bound keeps a bad loop finite)."""
+    cond, body = lookup_symbol(op, op.attr("cond")), lookup_symbol(op, op.attr("body"))
+    for _ in range(100):
+        if not bool(np.asarray(interp.call(cond, list(args))[0])):
+            return list(args)
+        args = interp.call(body, list(args))
+    raise AssertionError("the loop did not end")
+
+
 def _direct(name: str):
     def run(interp: Interpreter, op: Operation, args: list) -> list:
         return interp.call(lookup_symbol(op, A.SymbolRefAttr(name)), args)
@@ -63,7 +73,7 @@ def call_semantics(names: list[str]) -> Iterator[None]:
         return graph(interp, op, args)[:len(op.results)]
 
     added = {"tf.Print": lambda interp, op, args: [args[0]], "tf.PartitionedCall": _call, "tf.StatefulPartitionedCall": _call, "tf.StatelessIf": _if,
-             "tf.If": _if, "tf.Case": _case, **{f"tf.{n}": _direct(n) for n in names}}
+             "tf.If": _if, "tf.Case": _case, "tf.StatelessWhile": _while, **{f"tf.{n}": _direct(n) for n in names}}
     added = {k: v for k, v in added.items() if k not in EVALUATORS}
     EVALUATORS.update(added)
     EVALUATORS["tf_executor.graph"] = data_only
@@ -392,3 +402,74 @@ def test_is_stateless_is_the_op_name_in_a_graphdef() -> None:
     verify(back)
     flags = {op.name: op.attr("is_stateless") for op in back.walk() if op.name in ("tf.While", "tf.StatelessIf")}
     assert flags == {"tf.While": A.FALSE, "tf.StatelessIf": None}, flags
+
+
+PUSH = """
+func.func @main(%arg0: tensor<i1>, %arg1: tensor<i32>) -> (tensor<i32>, tensor<i32>) {
+  %r:2 = tf_executor.graph {
+    %k, %ck = tf_executor.island wraps "tf.Const"() {value = dense<7> : tensor<i32>} : () -> tensor<i32>
+    %z, %cz = tf_executor.island wraps "tf.Const"() {value = dense<0> : tensor<i32>} : () -> tensor<i32>
+    %v0, %c0 = tf_executor.island wraps "tf.StatelessIf"(%arg0, %k, %arg1) {then_branch = @t, else_branch = @e, is_stateless = true} : (tensor<i1>, tensor<i32>, tensor<i32>) -> tensor<i32>
+    %w:3, %cw = tf_executor.island wraps "tf.StatelessWhile"(%z, %k, %arg1) {cond = @c, body = @b} : (tensor<i32>, tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>, tensor<i32>)
+    tf_executor.fetch %v0, %w#2 : tensor<i32>, tensor<i32>
+  }
+  func.return %r#0, %r#1 : tensor<i32>, tensor<i32>
+}
+func.func private @t(%arg0: tensor<i32>, %arg1: tensor<i32>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %sq, %csq = tf_executor.island wraps "tf.Mul"(%arg0, %arg0) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %v0, %c0 = tf_executor.island wraps "tf.AddV2"(%sq, %arg1) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+func.func private @e(%arg0: tensor<i32>, %arg1: tensor<i32>) -> (tensor<i32>) {
+  %r:1 = tf_executor.graph {
+    %v0, %c0 = tf_executor.island wraps "tf.Sub"(%arg1, %arg0) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %v0 : tensor<i32>
+  }
+  func.return %r#0 : tensor<i32>
+}
+func.func private @c(%arg0: tensor<i32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> (tensor<i1>) {
+  %r:1 = tf_executor.graph {
+    %n, %cn = tf_executor.island wraps "tf.AddV2"(%arg1, %arg1) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %v0, %c0 = tf_executor.island wraps "tf.Less"(%arg0, %n) : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    tf_executor.fetch %v0 : tensor<i1>
+  }
+  func.return %r#0 : tensor<i1>
+}
+func.func private @b(%arg0: tensor<i32>, %arg1: tensor<i32>, %arg2: tensor<i32>) -> (tensor<i32>, tensor<i32>, tensor<i32>) {
+  %r:3 = tf_executor.graph {
+    %one, %c1 = tf_executor.island wraps "tf.Const"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+    %i, %ci = tf_executor.island wraps "tf.AddV2"(%arg0, %one) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %sq, %csq = tf_executor.island wraps "tf.Mul"(%arg1, %arg1) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    %y, %cy = tf_executor.island wraps "tf.AddV2"(%arg2, %sq) : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    tf_executor.fetch %i, %arg1, %y : tensor<i32>, tensor<i32>, tensor<i32>
+  }
+  func.return %r#0, %r#1, %r#2 : tensor<i32>, tensor<i32>, tensor<i32>
+}
+"""
+
+
+def test_constants_pushed_into_branches_and_loop_bodies() -> None:
+    """Grappler's specialization, its constant part: the If's constant operand is written into
+    the branch where it folds (k * k; not into the other, where k - x folds nothing), the
+    While's loop-invariant one (the body returns it unchanged) into cond (k + k) and body
+    (k * k); outputs stay the same for both predicates."""
+    module = parse(PUSH)
+    runs = lambda m: [tuple(int(np.asarray(v)) for v in run_function(m, [np.bool_(p), np.int32(5)], "main"))  # noqa: E731
+                      for p in (True, False)]
+    with call_semantics([]):
+        before = runs(module)
+        inline_calls(module)
+        verify(module)
+        assert runs(module) == before == [(54, 691), (-2, 691)]
+    funcs = {op.attr("sym_name").value: op for op in module.walk() if op.name == "func.func"}  # type: ignore[union-attr]
+    assert [u.name for u in funcs["e"].regions[0].blocks[0].args[0].uses] == ["tf.Sub"]
+    for name, index in (("t", 0), ("c", 1), ("b", 1)):
+        body = funcs[name].regions[0].blocks[0]
+        users = [u.name for u in body.args[index].uses]
+        assert all(u in ("tf_executor.fetch", "tf_executor.yield") for u in users), (name, users)
+        assert any(op.name == "tf.Const" and int(op.attr("value").to_numpy()) == 7  # type: ignore[union-attr]
+                   for op in funcs[name].walk()), name
+    assert [u.name for u in funcs["b"].regions[0].blocks[0].args[0].uses] == ["tf.AddV2"]
