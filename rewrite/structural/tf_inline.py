@@ -2,7 +2,9 @@
 
 A GraphDef's library functions are ``func.func private`` with executor bodies
 (``passes/tf/tfg_to_executor.py``). :func:`inline_calls` replaces a call by the callee's
-body; :func:`remove_unused_functions` then drops the private functions nothing refers to.
+body, then writes the constant operands of the If/Case/While that stay into their functions
+where they fold (:func:`push_constants`); :func:`remove_unused_functions` then drops the
+private functions nothing refers to.
 
 **What is a call.** ``tf.PartitionedCall`` / ``tf.StatefulPartitionedCall`` (``f = @g``),
 a node whose op is a library function (``tf.g``), and a functional ``tf.If`` /
