@@ -152,7 +152,7 @@ def parse_affine_map_or_set(p: Lexer, want_set: bool | None) -> AffineMap | Inte
         return e
 
     if want_set is not True and p.parse_optional_punct("->"):
-        p.parse_punct("(")
+        p.parse_punct("(", "at start of affine map range")
         results: list[AffineExpr] = []
         if not p.parse_optional_punct(")"):
             while True:
@@ -162,7 +162,7 @@ def parse_affine_map_or_set(p: Lexer, want_set: bool | None) -> AffineMap | Inte
                 p.parse_punct(",")
         return AffineMap(nd, ns, results)
     p.parse_punct(":", "or '->' in affine map or integer set")
-    p.parse_punct("(")
+    p.parse_punct("(", "at start of integer set constraint list")
     constraints: list[tuple[AffineExpr, bool]] = []
     if p.parse_optional_punct(")"):  # no constraints: always true, `0 == 0`
         return IntegerSet(nd, ns, [(Const(0), True)])

@@ -299,7 +299,11 @@ def _parse_element(p: "AttributeParser", et: T.Type, in_array: bool = False) -> 
     return bool(value) if et is T.i1 else value
 
 
-def _parse_nested(p: "AttributeParser", et: T.Type, out: list, shape: list[int], depth: int) -> None:
+def _parse_nested(p: "AttributeParser", et: T.Type, out: list, shape: list[int], depth: int,
+                  leaf: list[int] | None = None) -> None:
+    """`leaf` holds the depth of the scalars seen so far: all must be at one depth."""
+    if leaf is None:
+        leaf = [-1]
     if p.parse_optional_punct("["):
         # Reserve this depth's slot first: nested lists finish (and record) before it.
         while len(shape) <= depth:
@@ -309,7 +313,7 @@ def _parse_nested(p: "AttributeParser", et: T.Type, out: list, shape: list[int],
             p.enter(p.pos - 1)
             try:
                 while True:
-                    _parse_nested(p, et, out, shape, depth + 1)
+                    _parse_nested(p, et, out, shape, depth + 1, leaf)
                     count += 1
                     if p.parse_optional_punct("]"):
                         break
@@ -321,6 +325,10 @@ def _parse_nested(p: "AttributeParser", et: T.Type, out: list, shape: list[int],
         elif shape[depth] != count:
             raise p.error("tensor literal is invalid; ranks are not consistent between elements")
         return
+    if leaf[0] != depth:
+        if leaf[0] != -1:
+            raise p.error("tensor literal is invalid; ranks are not consistent between elements")
+        leaf[0] = depth
     out.append(_parse_element(p, et))
 
 
