@@ -417,3 +417,16 @@ def test_blank_between_dense_and_its_bracket():
     a = parse("func.func @f() {\n  %c = arith.constant dense <[1, 2]> : tensor<2xi32>\n  func.return\n}")
     b = parse("func.func @f() {\n  %c = arith.constant dense<[1, 2]> : tensor<2xi32>\n  func.return\n}")
     assert print_ir(a) == print_ir(b)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("func.func @f() attributes {a = dense<[4, [5]]> : tensor<2xi32>}",
+     "tensor literal is invalid; ranks are not consistent between elements"),
+    ("func.func @f() attributes {a = dense<[[1], 2]> : tensor<2x1xi32>}",
+     "tensor literal is invalid; ranks are not consistent between elements"),
+    ("#set0 = (i)[N, M] : )i >= 0)\n", "expected '\\(' at start of integer set constraint list"),
+    ("#map0 = (i) -> i\n", "expected '\\(' at start of affine map range"),
+])
+def test_literal_and_affine_diagnostics(text, message):
+    with pytest.raises(DiagnosticError, match=message):
+        parse(text)
