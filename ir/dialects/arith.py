@@ -366,9 +366,9 @@ def _verify_width_change(wider: bool):
         if sw is None or dw is None or type(src) is not type(dst):
             return
         if wider and dw <= sw:
-            raise op_error(op, f"result type {dst} must be wider than operand type {src}")
+            raise op_error(op, f"result type '{dst}' must be wider than operand type '{src}'")
         if not wider and dw >= sw:
-            raise op_error(op, f"result type {dst} must be shorter than operand type {src}")
+            raise op_error(op, f"result type '{dst}' must be shorter than operand type '{src}'")
     return verify
 
 

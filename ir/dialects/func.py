@@ -231,7 +231,7 @@ def _verify_return(op: Operation) -> None:
                        f"returns {len(ft.results)}")
     for i, (v, t) in enumerate(zip(op.operands, ft.results)):
         if v.type is not t:
-            raise _err(op, f"type of return operand {i} ({v.type}) doesn't match function result type ({t}) "
+            raise _err(op, f"type of return operand {i} ('{v.type}') doesn't match function result type ('{t}') "
                            f"in function @{parent.attr('sym_name').value}")
 
 

@@ -338,9 +338,9 @@ def test_type_mismatch_notes_the_prior_use():
 
 
 @pytest.mark.parametrize("cast, message", [
-    ("arith.extsi %a : i16 to i15", "result type i15 must be wider than operand type i16"),
+    ("arith.extsi %a : i16 to i15", "result type 'i15' must be wider than operand type 'i16'"),
     ("arith.extui %a : i16 to i16", "must be wider"),
-    ("arith.trunci %a : i16 to i17", "result type i17 must be shorter than operand type i16"),
+    ("arith.trunci %a : i16 to i17", "result type 'i17' must be shorter than operand type 'i16'"),
     ("arith.index_cast %i : index to index", "operand type 'index' and result type 'index' are cast incompatible"),
 ])
 def test_cast_widths_and_index_casts_verify_as_mlir(cast, message):
