@@ -32,15 +32,16 @@ Facts (all i64, loaded from TSV; node ids are block positions, feeds get ids pas
 ``BarR n``             any node that is not a mergeable island (a consumer outside every group).
 ``PinR n``             island that must not sink into its consumers: the fetch uses it, or it
                        holds an op with effects (skipping it more often would be visible).
-``FetchR n f``         island ``n``'s fetch class: 0 in a graph without writes, else a number per
-                       set of fetch operands it reaches (``facts``).
+``FetchR n f``         island ``n``'s fetch class: in a GraphDef's graph (``tf.entry_function``)
+                       that writes or has control outputs, a number per set of fetch operands
+                       it reaches; else 0 (``facts``).
 ``OrderR s d``         ``d`` waits on the control token of ``s``, which has or follows effects.
 
 **Several fetch sets** (a TF1 graph run for init, restore, save and inference in turn): the
 export writes each op of an island with the island's control operands and makes users of its
 token wait on all its ops, so an island whose members differ in what they are needed by would
 run, for one fetch, what another fetch needs. In a graph that writes (an op with effects other
-than a read), islands therefore merge only with equal fetch sets: every edge the export adds
+than a read) or has control outputs, islands therefore merge only with equal fetch sets: every edge the export adds
 then goes from an op needed by at least the fetches of its target, so no fetch subset runs
 anything new (not even a pure op, which may need a feed the fetch does not give), and no cycle
 forms (fetch sets only shrink along edges, as ``dd`` and ``bd`` only grow). A group sinking into
@@ -48,7 +49,7 @@ its only consumer group has exactly that group's fetch set (it is not fetched it
 ``OrderR`` edge is an ordering the export could only keep between islands (a merged island
 keeps no control edges inside it): it raises the barrier depth, so its ends never share an
 island, and its source is pinned (never sinks); "effects" there are writes, and reads in a
-graph that also writes. Graphs without writes (Keras models) group as before.
+graph that also writes. Graphs without writes or control outputs (Keras models) group as before.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from egraft.ir import Operation, Value
+from egraft.ir.dialects.tf_types import CONTROL
 from egraft.ir.effects import has_side_effects
 from egraft.patterns import island_merging as IM
 
@@ -173,11 +174,14 @@ class _Facts:
         E(n): n holds an op with effects or follows one (over data, control and captures, a
         NextIteration's Sink into its Source); reads count only in a graph that also writes.
         S(n): the fetch operands n reaches, as a bit set (a fetch operand reached is one whose
-        value n computes or must run before). In a graph that writes, every island's class
-        numbers its S (pure ones too: the token of a pure group is waited on once the dependency
+        value n computes or must run before). In a GraphDef's graph (``tf.entry_function``: a
+        Session may fetch any subset of its outputs; a function runs all of its fetch at once)
+        that writes or fetches a control token (a control output: it stands for all ops of its
+        island), every island's class numbers
+        its S (pure ones too: the token of a pure group is waited on once the dependency
         optimizer rewires control edges through it, and a pure op may need a feed another fetch
-        does not give); a graph without writes (Keras models) is all class 0 and groups as
-        before. OrderR: a control edge out of an island with E."""
+        does not give); any other graph (Keras models) is all class 0 and groups as before.
+        OrderR: a control edge out of an island with E."""
         nodes, n_ops = self.nodes, len(self.nodes.ops)
         succ: list[list[int]] = [[] for _ in range(n_ops)]
         for s, _, d in nodes.edges:
@@ -213,9 +217,12 @@ class _Facts:
                 if reach[s] | reach[d] != reach[s]:
                     reach[s] |= reach[d]
                     work.append(s)
+        func = nodes.graph.parent_op
+        entry = func is not None and func.attr("tf.entry_function") is not None
+        keyed = entry and (writes or any(v.type is CONTROL for v in nodes.fetch.operands))
         classes: dict[int, int] = {}
         for (n,) in self.rows["IslandR"]:
-            self.rows["FetchR"].append((n, classes.setdefault(reach[n], len(classes) + 1) if writes else 0))
+            self.rows["FetchR"].append((n, classes.setdefault(reach[n], len(classes) + 1) if keyed else 0))
         island = {r[0] for r in self.rows["IslandR"]}
         for s, r, d in nodes.edges:
             if s in island and effect[s] and d in island and r == len(nodes.ops[s].results) - 1:
