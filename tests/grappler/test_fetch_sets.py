@@ -69,6 +69,12 @@ def effectful_runs(graph: GraphDef, name: str) -> set[str]:
     return {a for a in ancestors(graph, name) if ops[a] in EFFECTFUL}
 
 
+def feeds_needed(graph: GraphDef, name: str) -> set[str]:
+    """The Placeholders fetching ``name`` needs fed."""
+    ops = {n.name: n.op for n in graph.node}
+    return {a for a in ancestors(graph, name) if ops[a] == "Placeholder"}
+
+
 def orderings(graph: GraphDef, names: set[str]) -> set[tuple[str, str]]:
     """Pairs (a, b) of effectful nodes among ``names`` where b waits on a."""
     ops = {n.name: n.op for n in graph.node}
@@ -234,10 +240,11 @@ def _node(graph: GraphDef, name: str, op: str, inputs: list[str], **attrs: Any) 
 
 
 @st.composite
-def fetch_set_graphs(draw: Any) -> tuple[GraphDef, list[str], list[str]]:
-    """Variables, their assignments and reads, float arithmetic, NoOps and random control edges
-    (only to later nodes: a DAG); fetches: some float nodes (data) and some assignments/NoOps
-    (control), so that different fetches need different, overlapping parts of the graph."""
+def fetch_set_graphs(draw: Any) -> tuple[GraphDef, list[str], list[str], list[str]]:
+    """Variables, their assignments and reads, float arithmetic, NoOps, random control edges (only
+    to later nodes: a DAG) and maybe a fed Placeholder; fetches: some float nodes (data) and some
+    assignments/NoOps (control), so that different fetches need different, overlapping parts of
+    the graph; and the feeds."""
     graph = GraphDef()
     n_vars = draw(st.integers(1, 3))
     floats: list[str] = []
@@ -245,6 +252,10 @@ def fetch_set_graphs(draw: Any) -> tuple[GraphDef, list[str], list[str]]:
     waiters: list[str] = []        # nodes without data outputs (control outputs)
     for v in range(n_vars):
         _node(graph, f"v{v}", "VarHandleOp", [], dtype="DT_FLOAT", shape=True, shared_name=f"v{v}", container="")
+    feeds = ["p"] if draw(st.booleans()) else []
+    for name in feeds:
+        _node(graph, name, "Placeholder", [], dtype="DT_FLOAT", shape=True)
+        floats.append(name)
     for i in range(draw(st.integers(4, 14))):
         kind = draw(st.sampled_from(["const", "read", "add", "identity", "assign", "assign_add", "noop"]))
         controls = sorted(set(draw(st.lists(st.sampled_from(controllable), max_size=2)))) if controllable else []
@@ -272,26 +283,31 @@ def fetch_set_graphs(draw: Any) -> tuple[GraphDef, list[str], list[str]]:
             _node(graph, name, "NoOp", ctl)
             waiters.append(name)
         controllable.append(name)
-    outputs = sorted(set(draw(st.lists(st.sampled_from(floats), min_size=1, max_size=3))))
+    candidates = [f for f in floats if f not in feeds]
+    if not candidates:
+        _node(graph, "out", "Const", [], dtype="DT_FLOAT", value=0.5)
+        candidates = ["out"]
+    outputs = sorted(set(draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3))))
     controls = sorted(set(draw(st.lists(st.sampled_from(waiters), max_size=3)))) if waiters else []
-    return graph, outputs, controls
+    return graph, outputs, controls, feeds
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(fetch_set_graphs())
-def test_each_fetch_runs_the_same_effects_in_the_same_order(tmp_path: Path,
-                                                             case: tuple[GraphDef, list[str], list[str]]) -> None:
+def test_each_fetch_runs_the_same_effects_in_the_same_order(
+        tmp_path: Path, case: tuple[GraphDef, list[str], list[str], list[str]]) -> None:
     """For each fetch of a generated graph, the effectful nodes it reaches in the exported GraphDef
-    are those it reached in the original (pure nodes may go), and each ordering between two of them
-    the original had (one waited on the other) is still there."""
-    graph, outputs, controls = case
+    are those it reached in the original (pure nodes may go), each ordering between two of them
+    the original had (one waited on the other) is still there, and it needs no feed it did not."""
+    graph, outputs, controls, feeds = case
     work = Path(os.path.join(tmp_path, str(abs(hash(graph.SerializeToString())))))
     work.mkdir(exist_ok=True)
-    optimized = optimize(graph, work, outputs, controls)
+    optimized = optimize(graph, work, outputs, controls, feeds)
     for fetch in outputs + controls:
         before, after = effectful_runs(graph, fetch), effectful_runs(optimized, fetch)
         assert after == before, f"fetch {fetch}: runs {sorted(after)}, the original {sorted(before)}"
+        assert feeds_needed(optimized, fetch) <= feeds_needed(graph, fetch), f"fetch {fetch} needs another feed"
         assert orderings(optimized, before) >= orderings(graph, before), f"fetch {fetch}: an ordering is lost"
 
 
