@@ -130,12 +130,30 @@ class Verifier:
         opdef = op.opdef
         if op.successors:
             self._verify_successors_not_entry(op)
+        if op.regions and opdef is not None and opdef.has_trait(Traits.SymbolTable):
+            self._verify_unique_symbols(op)
         if opdef is not None:
             self._verify_record(op, opdef)
         if op.operands:
             self._verify_operands_dominate(op)
         if opdef is not None and opdef.verify is not None:
             opdef.verify(op)
+
+    @staticmethod
+    def _verify_unique_symbols(op: Operation) -> None:
+        """MLIR's SymbolTable rule: a name is defined once among the ops directly
+        in the table's region (error at the second, note at the first)."""
+        seen: dict[str, Operation] = {}
+        for region in op.regions:
+            for child in region.ops():
+                name = child.attr("sym_name")
+                if name is None:
+                    continue
+                first = seen.setdefault(name.value, child)  # type: ignore[attr-defined]
+                if first is not child:
+                    d = Diagnostic("error", f"redefinition of symbol named '{name.value}'", child.loc)  # type: ignore[attr-defined]
+                    d.attach_note("see existing symbol definition here", first.loc)
+                    raise DiagnosticError(d)
 
     @staticmethod
     def _verify_successors_not_entry(op: Operation) -> None:
