@@ -430,3 +430,12 @@ def test_blank_between_dense_and_its_bracket():
 def test_literal_and_affine_diagnostics(text, message):
     with pytest.raises(DiagnosticError, match=message):
         parse(text)
+
+
+def test_symbols_are_defined_once():
+    rc, _, err = run_opt("""
+        func @redef()  // expected-note {{see existing symbol definition here}}
+        func @redef()  // expected-error {{redefinition of symbol named 'redef'}}
+    """, "--verify-diagnostics")
+    assert rc == 0, err
+    verify(parse("func.func private @a()\nfunc.func private @b()"))
