@@ -169,8 +169,7 @@ def _attention_after(products, x_shape: tuple[int, ...], w_shape: tuple[int, ...
     block as it is: merging is then priced with what it makes possible, as Tensat prices a
     rewrite sequence and not one step."""
     try:
-        from egraft.ir.semantics.tf_cost import kernel_us
-        from egraft.rewrite.encoding.cost_models import tf_ops_cost
+        from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
     except ImportError:
         return False
     if len(products) != 3:
@@ -843,8 +842,7 @@ def _layer_norm_pays(keep_gamma: bool, keep_beta: bool):
     rewrite has fewer full-size element-wise ops whenever it is taken)."""
     def fn(xv, mean_op, axes, eps, gamma, beta, *old) -> bool:
         try:
-            from egraft.ir.semantics.tf_cost import kernel_us
-            from egraft.rewrite.encoding.cost_models import tf_ops_cost
+            from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
         except ImportError:
             return True
         x_shape = _static_shape(xv)
