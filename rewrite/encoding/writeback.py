@@ -415,11 +415,21 @@ class _Writer:
                     self.fwd_slots.add((id(op), i))
 
     def resolve_fwd(self, fwd_class: int) -> Value:
-        _, uid, _ = self.node(fwd_class)
-        rid, k = self.low.fwd[int(uid)]  # type: ignore[arg-type]
-        if rid not in self.ctx_of_rid:
-            raise WriteBackError(f"forward reference #{uid} points into a region that is gone")
-        return self.value(self.fwd_targets[rid][k], self.ctx_of_rid[rid])
+        """The value a forward reference stands for. A block's target may itself be another
+        block's value (a cast chain across `cf.br` folded to the entry's argument), so the
+        references are followed until a value is reached."""
+        seen: set[int] = set()
+        while True:
+            _, uid, _ = self.node(fwd_class)
+            rid, k = self.low.fwd[int(uid)]  # type: ignore[arg-type]
+            if rid not in self.ctx_of_rid:
+                raise WriteBackError(f"forward reference #{uid} points into a region that is gone")
+            target = self.value(self.fwd_targets[rid][k], self.ctx_of_rid[rid])
+            if not isinstance(target, _ForwardRef):
+                return target
+            if target.cls in seen:
+                raise WriteBackError(f"forward reference #{uid} refers to itself")
+            seen.add(fwd_class := target.cls)
 
     def order(self, ctx: _Ctx) -> list[Operation]:
         """Topological order of a block's ops: original positions kept where possible."""

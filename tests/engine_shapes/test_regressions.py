@@ -149,3 +149,12 @@ def test_dead_stateful_and_unknown_tf_ops_are_kept(pass_text: str) -> None:
     after, _ = run_driver(Driver(pass_text), text)
     names = {op.name for op in after.walk()}
     assert {"tf.Print", "tf.RandomUniform", "tf.PartitionedCall", "tf.MyCustomOp"} <= names, names
+
+
+@pytest.mark.parametrize("pass_text", ["canonicalize", "eqsat{rules=arith-canonical}"])
+def test_forward_reference_to_a_value_of_an_earlier_block(pass_text: str) -> None:
+    """A block's value that folds to another block's value (x + 0 and an identity tf.Cast in
+    each of three chained blocks, all the entry's arguments): the write-back followed one
+    forward reference and left the second as an operand, a traceback in egraft-opt
+    (TF's canonicalize.mlir testSameCastTypeAcrossBasicBlocks)."""
+    check_case("multiblock_forward_chain.mlir", pass_text)
