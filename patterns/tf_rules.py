@@ -81,12 +81,16 @@ CANONICAL = [
     rule("sub-self-dynamic", op("tf.Sub", x, x).bind("m"), op("tf.ZerosLike", x),
          where=[integer_element(x), ~static_shape(x), same_type(x, m)],
          doc="x - x = 0 on integers of a dynamic shape: ZerosLike(x) (no constant can be built)"),
-    rule("mul-one", op("tf.Mul", x, c).bind("m"), x, where=[is_splat(c, 1), same_type(x, m)], commutative=True,
-         doc="x * 1 = x (NaN stays NaN) when no broadcast changes the type"),
+    rule("mul-one", op("tf.Mul", x, c).bind("m"), x,
+         where=[is_splat(c, 1), same_type(x, m), static_shape(x) | has_rank(c, 0)], commutative=True,
+         doc="x * 1 = x (NaN stays NaN) when no broadcast changes the shape: equal types say so only "
+             "when they are static (two tensor<*xf32> or tensor<?x3xf32> may differ at run time), or "
+             "when the 1 is a scalar"),
     rule("addv2-zero", op("tf.AddV2", x, c).bind("m"), x,
-         where=[(integer_element(x) & is_splat(c, 0)) | float_splat_bits(c, -0.0), same_type(x, m)],
+         where=[(integer_element(x) & is_splat(c, 0)) | float_splat_bits(c, -0.0), same_type(x, m),
+                static_shape(x) | has_rank(c, 0)],
          commutative=True,
-         doc="x + 0 = x when no broadcast changes the type: on integers, and on floats only for -0.0 "
+         doc="x + 0 = x when no broadcast changes the shape (as for mul-one): on integers, and on floats only for -0.0 "
              "(-0.0 + 0.0 is +0.0, so TF's float x + 0.0 → x is not exact)"),
     rule("realdiv-sqrt", op("tf.RealDiv", x, op("tf.Sqrt", y)), op("tf.Mul", x, op("tf.Rsqrt", y)),
          tags=("approx",), doc="x / sqrt(y) = x * rsqrt(y): TF's rule, equal up to rounding (tagged approx)"),

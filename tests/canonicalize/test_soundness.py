@@ -198,3 +198,28 @@ def test_compose_operand_maps() -> None:
     assert str(compose_operand(outer, 1, inner)) == str(AF.AffineMap(3, 1, [d0 + 1, d1 * 2 + AF.Dim(2) + s0]))
     assert str(compose_operand(outer, 2, inner)) == str(AF.AffineMap(2, 2, [d0 + 1, d1 + s0 * 2 + AF.Symbol(1)]))
     assert compose_operand(outer, 3, inner) is None
+
+
+IDENTITY_BROADCASTS = """
+func.func @f(%r: tensor<*xf32>, %q: tensor<?x?xi32>, %s: tensor<2x3xf32>) -> (tensor<*xf32>, tensor<?x?xi32>, tensor<2x3xf32>) {
+  %ones = "tf.Const"() {value = dense<1.0> : tensor<1x1x4xf32>} : () -> tensor<*xf32>
+  %0 = "tf.Mul"(%r, %ones) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %zeros = "tf.Const"() {value = dense<0> : tensor<1x4xi32>} : () -> tensor<?x?xi32>
+  %1 = "tf.AddV2"(%q, %zeros) : (tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+  %one = "tf.Const"() {value = dense<1.0> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %2 = "tf.Mul"(%s, %one) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1, %2 : tensor<*xf32>, tensor<?x?xi32>, tensor<2x3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("driver", ["egraph", "greedy"])
+def test_identity_constants_that_may_broadcast_stay(driver: str) -> None:
+    """x * 1 and x + 0 fold only where the shape cannot change: equal types say nothing about
+    run-time shapes when they are unranked or dynamic (a GraphDef import types every result
+    tensor<*xf32>; r of shape [1,128,1] times ones [1,1,4] is [1,128,4]). The static product folds."""
+    module = parse(IDENTITY_BROADCASTS)
+    PassManager(parse_pipeline(f"func.func(canonicalize{{driver={driver} rules=tf-canonical}})")).run(module)
+    text = print_ir(module)
+    assert text.count('"tf.Mul"') == 1 and text.count('"tf.AddV2"') == 1, text
+    assert '"tf.Mul"(%arg0' in text, text
