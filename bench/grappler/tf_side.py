@@ -40,6 +40,7 @@ from tensorflow.core.framework import graph_pb2  # noqa: E402
 from tensorflow.core.protobuf import config_pb2, meta_graph_pb2, saved_model_pb2  # noqa: E402
 from tensorflow.python.grappler import cluster as gcluster  # noqa: E402
 from tensorflow.python.grappler import tf_optimizer  # noqa: E402
+from egraft.ir.semantics.tf_cost_calibrate import plain_session  # noqa: E402
 
 CPU = "/job:localhost/replica:0/task:0/device:CPU:0"
 RTOL, ATOL = 1e-4, 1e-5
@@ -193,16 +194,8 @@ class Runner:
     MetaGraphDef's graph and the variables are restored from the directory first."""
 
     def __init__(self, graph, savedmodel=None) -> None:
-        self.graph = tf.Graph()
-        with self.graph.as_default():
-            tf.graph_util.import_graph_def(no_runtime_grappler(to_tf(graph)), name="")
-        config = config_pb2.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
-        config.graph_options.rewrite_options.disable_meta_optimizer = True
-        options = config.graph_options.optimizer_options
-        options.opt_level = config_pb2.OptimizerOptions.L0
-        options.do_constant_folding = options.do_common_subexpression_elimination = False
-        options.do_function_inlining = False
-        self.session = tf.compat.v1.Session(graph=self.graph, config=config)
+        self.session = plain_session(no_runtime_grappler(to_tf(graph)))
+        self.graph = self.session.graph
         if savedmodel is not None:
             saver = serving_metagraph(read_savedmodel(savedmodel)).saver_def
             self.session.run(saver.restore_op_name,

@@ -253,7 +253,10 @@ def _graph_for(sample: dict, copies: int):
     return graph
 
 
-def _session(graph_def):
+def plain_session(graph_def):
+    """A TF1 Session that runs ``graph_def`` as given, as the benchmark times inference:
+    2 intra- and 2 inter-op threads, Grappler and the graph optimizations off (function
+    inlining and constant folding too), so what is measured is the graph handed in."""
     import tensorflow as tf
     from tensorflow.core.protobuf import config_pb2
 
@@ -376,8 +379,8 @@ def _best_runs(sessions: list, runs: int) -> list[float]:
 def measure(sample: dict, runs: int = 31) -> float | None:
     """µs of one run of the op (chain difference), None when TF cannot run it."""
     try:
-        one = _session(_graph_for(sample, 1))
-        probe = _session(_graph_for(sample, 5))
+        one = plain_session(_graph_for(sample, 1))
+        probe = plain_session(_graph_for(sample, 5))
         for s in (one, probe):
             for _ in range(3):
                 s.run("done")
@@ -385,7 +388,7 @@ def measure(sample: dict, runs: int = 31) -> float | None:
         per = max((t5 - t1) / 4, 1.0)
         k = int(min(200, max(4, CHAIN_MS * 1e3 / per)))
         probe.close()
-        chain = _session(_graph_for(sample, k + 1))
+        chain = plain_session(_graph_for(sample, k + 1))
         for _ in range(3):
             chain.run("done")
         t1, tk = _best_runs([one, chain], runs)
@@ -403,7 +406,7 @@ def session_overhead_us() -> float:
 
     graph = graph_pb2.GraphDef()
     graph.node.append(node_def_pb2.NodeDef(name="done", op="NoOp"))
-    s = _session(graph)
+    s = plain_session(graph)
     for _ in range(5):
         s.run("done")
     return _best_runs([s], 51)[0]
@@ -575,7 +578,7 @@ def check(pb: Path, runs: int = 10) -> None:
     if not fetches:
         read = {i.split(":")[0].lstrip("^") for n in graph_def.node for i in n.input}
         fetches = [n.name for n in graph_def.node if n.name not in read and n.op not in ("NoOp", "Assert")]
-    session = _session(graph_def)
+    session = plain_session(graph_def)
     rng = np.random.default_rng(0)
     feed = {}
     for node in graph_def.node:
