@@ -22,6 +22,7 @@ from __future__ import annotations
 from egraft.ir import Operation, Value
 from egraft.ir.dialects.tf_types import CONTROL
 from egraft.rewrite.islands.breakup import island_inputs
+from egraft.rewrite.structural.tf_switch_pins import erase_unused_switches, implied_by
 
 
 def _rebuild(island: Operation, keep: list[int], extra: list[Value]) -> Operation:
@@ -73,9 +74,11 @@ def drop_redundant_pins(top: Operation) -> int:
         assert yield_op is not None
         read = {v for op in body.ops[:-1] for inner in op.walk() for v in inner.operands}
         redundant = [i for i, (r, v) in enumerate(zip(island.results, yield_op.operands))
-                     if not r.uses and v in read and (v.owner_op is None or v.owner_op.parent is not body)]
+                     if not r.uses and (v in read or implied_by(v, read))
+                     and (v.owner_op is None or v.owner_op.parent is not body)]
         if redundant:
             gone = set(redundant)
             _rebuild(island, [i for i in range(len(island.results) - 1) if i not in gone], [])
             dropped += len(redundant)
+    erase_unused_switches(top)  # a cond's predicate Switch whose only use was such a pin
     return dropped
