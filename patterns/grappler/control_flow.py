@@ -31,5 +31,6 @@ from egraft.patterns.rule_sets import register_rule_set
 register_rule_set("tf-control-flow", (),
                   "Grappler's loop optimizer on v1 control flow: Switches on constant predicates folded with "
                   "their dead branch removed and Merges simplified, identical Switches merged (structural step "
-                  "tf-switch); loop-invariant nodes moved out of v1 while loops (tf-loop-invariant)",
-                  structural=("tf-switch", "tf-loop-invariant"))
+                  "tf-switch); loop-invariant nodes moved out of v1 while loops (tf-loop-invariant); x * 1 and "
+                  "MatMul + zeros with the constant from another island (tf-captured-neutral)",
+                  structural=("tf-switch", "tf-loop-invariant", "tf-captured-neutral"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from egraft.ir import Operation
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
+from egraft.rewrite.structural.tf_captured_neutral import fold_captured_neutral
 from egraft.rewrite.structural.tf_cse import eliminate_common_subgraphs
 from egraft.rewrite.structural.tf_dependency import optimize_dependencies
 from egraft.rewrite.structural.tf_switch import fold_switches
@@ -50,4 +51,5 @@ STEPS = {step.name: step for step in (
     StructuralStep("tf-cse", eliminate_common_subgraphs, ("tf.",)),
     StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),
     StructuralStep("tf-loop-invariant", hoist_loop_invariants, ("tf_executor.Enter",)),
+    StructuralStep("tf-captured-neutral", fold_captured_neutral, ("tf.Mul", "tf.AddV2")),
 )}

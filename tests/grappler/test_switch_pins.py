@@ -141,7 +141,7 @@ GRAPHS = Path(os.environ.get("EGRAFT_TFPEER_GRAPHS", "/work/tfpeer/graphs"))
 def test_cflow_v1_computes_the_same(tmp_path: Path) -> None:
     """cflow_v1 (v1 cond in a while loop, and a cond after it) through -tf-grappler: TensorFlow's
     outputs equal the original's on 3 seeds and with n_iters left to its default; the cond
-    predicate Switches only pinned are gone."""
+    predicate Switches only pinned are gone, and the loop's bias of zeros."""
     source = GRAPHS / "cflow_v1.pb"
     if not source.exists():
         pytest.skip(f"{source} is absent (built by the peer's make_graphs.py)")
@@ -168,6 +168,8 @@ def test_cflow_v1_computes_the_same(tmp_path: Path) -> None:
     original, optimized = load(source), load(out)
     switches = lambda g: sum(n.op == "Switch" for n in g.node)  # noqa: E731
     assert switches(original) == 14 and switches(optimized) <= 8  # 10 before: the 2 predicate switches go
+    adds = sum(n.op == "AddV2" for n in optimized.node)
+    assert adds <= 4  # the loop's MatMul + bias of zeros (through an Enter) folded by tf-captured-neutral
     for seed in range(3):
         rng = np.random.default_rng(seed)
         for feeds in ({"x:0": rng.standard_normal((1, 64)).astype(np.float32),
