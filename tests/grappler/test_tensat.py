@@ -449,11 +449,10 @@ def test_merge_priced_with_the_attention_it_enables(monkeypatch, whole_pays: boo
     """A merge that does not pay alone is taken when the attention block after it, computed
     transposed, costs less than as it is (the calibrated model's prices, stubbed here)."""
     from egraft.ir.semantics import tf_cost
-    from egraft.rewrite.encoding import cost_models
 
     monkeypatch.setattr(tensat, "merge_costs", lambda *a: (1.0, 2.0))
     monkeypatch.setattr(tf_cost, "kernel_us", lambda *a, **k: 1.0)
-    monkeypatch.setattr(cost_models, "tf_ops_cost", lambda ops, shapes=None: 100.0 if whole_pays else 1.0)
+    monkeypatch.setattr(tf_cost, "ops_cost_us", lambda ops, shapes=None: 100.0 if whole_pays else 1.0)
     text = _unmerged_attention_module()
     out = _run(text, "tf-tensat")
     assert ('"tf.Einsum"' not in out) == whole_pays and ('"tf.Split"' in out) == whole_pays, out
