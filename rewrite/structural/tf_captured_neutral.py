@@ -73,9 +73,22 @@ def _is_f32(value: Value) -> bool:
     return _F32 in str(value.type)
 
 
-def _matmul_columns(m: Value, body) -> int | None:
-    owner = m.owner_op
-    if owner is None or owner.name != "tf.MatMul" or owner.parent is not body:
+#: Ops whose result has their first operand's shape (elementwise unary).
+_SHAPE_KEEPING = frozenset({"tf.Tanh", "tf.Relu", "tf.Relu6", "tf.Sigmoid", "tf.Identity", "tf.Neg", "tf.Abs",
+                            "tf.Exp", "tf.Elu", "tf.Selu", "tf.Softplus"})
+
+
+def matmul_columns(m: Value, depth: int = 0) -> int | None:
+    """``n`` when ``m`` is ``[rows, n]``: a ``MatMul`` by a constant, through island yields, Switch
+    outputs and elementwise unary ops (each keeps its input's shape), else None."""
+    if depth > 64:
+        return None
+    owner = source(m).owner_op
+    if owner is None:
+        return None
+    if owner.name == "tf_executor.Switch" or owner.name in _SHAPE_KEEPING:
+        return matmul_columns(owner.operands[0], depth + 1)
+    if owner.name != "tf.MatMul":
         return None
     w = constant_value(owner.operands[1])
     if w is None or w.ndim != 2:
@@ -84,23 +97,22 @@ def _matmul_columns(m: Value, body) -> int | None:
     return int(w.shape[0] if getattr(transpose_b, "value", False) else w.shape[1])
 
 
-def _replacement(op: Operation, body) -> tuple[Value, Value] | None:
-    """(what replaces ``op``'s result, the captured neutral operand) or None."""
+def _replacement(op: Operation, body) -> tuple[Value, Value, bool] | None:
+    """(what replaces ``op``'s result, the neutral operand, whether it is made in the island) or None."""
     for keep, other in ((0, 1), (1, 0)):
         x, c = op.operands[keep], op.operands[other]
-        if c.owner_op is not None and c.owner_op.parent is body:
-            continue
+        inside = c.owner_op is not None and c.owner_op.parent is body
         if not (_is_f32(x) and str(x.type) == str(op.results[0].type)):
             continue
         value = constant_value(c)
         if value is None:
             continue
         if op.name == "tf.Mul" and value.ndim == 0 and value.dtype == np.float32 and value == 1.0:
-            return x, c
+            return x, c, inside
         if op.name == "tf.AddV2" and value.size and not np.any(value):
-            n = _matmul_columns(x, body)
+            n = matmul_columns(x)
             if n is not None and (value.shape in ((), (n,), (1, n))):
-                return x, c
+                return x, c, inside
     return None
 
 
@@ -113,13 +125,19 @@ def fold_captured_neutral(top: Operation) -> int:
             if op.name not in ("tf.Mul", "tf.AddV2") or len(op.operands) != 2:
                 continue
             found = _replacement(op, body)
-            token = _token(found[1]) if found is not None else None
-            if found is None or token is None:
+            if found is None:
                 continue
-            if not any(v is token for v in island.operands):
-                island.set_operands([*island.operands, token])
-            op.results[0].replace_all_uses_with(found[0])
+            x, c, inside = found
+            if not inside:
+                token = _token(c)
+                if token is None:
+                    continue
+                if not any(v is token for v in island.operands):
+                    island.set_operands([*island.operands, token])
+            op.results[0].replace_all_uses_with(x)
             op.drop_all_uses_of_operands()
             op.erase()
+            if inside and c.owner_op is not None and c.owner_op.name == "tf.Const" and not c.uses:
+                c.owner_op.erase()  # the island's own constant, read by nothing else now
             count += 1
     return count

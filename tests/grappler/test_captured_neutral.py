@@ -159,3 +159,31 @@ def test_deadness_preserved(graph: tuple[list[str], list[str]]) -> None:
     fold_captured_neutral(module)
     verify(module)
     assert _outputs(module) == before, graph
+
+
+def _branch_add(through: str) -> Operation:
+    """zeros made in the island added to Neg/Squeeze of a Switch output of a MatMul in another island."""
+    return _module([
+        '%w:2 = tf_executor.island wraps "tf.Const"() {value = dense<1.0> : tensor<1x1xf32>} : () -> tensor<1x1xf32>',
+        '%mm:2 = tf_executor.island wraps "tf.MatMul"(%arg1, %w#0) : (tensor<f32>, tensor<1x1xf32>) -> tensor<f32>',
+        "%f, %t, %sc = tf_executor.Switch %mm#0, %arg2 : tensor<f32>",
+        '%a:2 = tf_executor.island {\n'
+        f'      %u = "{through}"(%f) : (tensor<f32>) -> tensor<f32>\n'
+        '      %z = "tf.Const"() {value = dense<0.0> : tensor<1x1xf32>} : () -> tensor<1x1xf32>\n'
+        '      %s = "tf.AddV2"(%u, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<f32>\n'
+        '      tf_executor.yield %s : tensor<f32> }'], ["%a#0"])
+
+
+def test_zeros_made_in_the_island_fold_through_switch_and_unary_ops() -> None:
+    """The branch's zeros_like + x where x is a unary op of a Switch output of a MatMul [rows, n]:
+    the shape is followed across islands (only the shape: the zeros are the island's own)."""
+    module = _branch_add("tf.Neg")
+    before = _outputs(module)
+    assert fold_captured_neutral(module) == 1
+    verify(module)
+    assert _outputs(module) == before
+    assert _ops(module).count("tf.AddV2") == 0 and _ops(module).count("tf.Const") == 1
+
+
+def test_zeros_after_a_shape_changing_op_stay() -> None:
+    assert fold_captured_neutral(_branch_add("tf.Squeeze")) == 0  # [1, n] may lose its 1
