@@ -5,28 +5,35 @@ a ``Const`` hung on the loop pivot by a control edge (``loop/mul/y``), or an ``E
 root-frame constant (``loop/add/ReadVariableOp/Enter``, a bias of zeros). The rules see one
 island's region at a time and take no value from another island (its deadness would be lost),
 so ``Mul(x, 1)`` and ``AddV2(MatMul(..), zeros)`` stay in the loop and run every iteration,
-where Grappler's constant folding drops them (cflow_v1: 2 of its 3 extra nodes).
+where Grappler's constant folding drops them.
 
-**Rewrites** (inside a ``tf_executor.island``):
+**Rewrites** (inside a ``tf_executor.island``; the constant from another island or made in it):
 
 * ``Mul(x, c)`` (either order) -> ``x`` when ``c`` is a float32 scalar 1: exact (NaN, infinities
   and signed zeros stay), and a scalar never broadcasts ``x`` to another shape;
-* ``AddV2(m, z)`` (either order) -> ``m`` when ``m`` is ``MatMul(a, w)`` in the same island,
-  ``w`` a constant of shape ``[k, n]`` (``[n, k]`` with ``transpose_b``) and ``z`` float32 zeros
-  of shape ``[]``, ``[n]`` or ``[1, n]``: ``m`` is ``[rows, n]``, which such a ``z`` broadcasts
-  into without changing it. Tagged approximate as arithmetic's ``biasadd-zero`` (Grappler's
-  rule): ``-0.0 + 0.0`` is ``+0.0``, equal as numbers, not bit for bit.
+* ``AddV2(m, z)`` (either order) -> ``m`` when ``m`` is ``[rows, n]`` and ``z`` float32 zeros of
+  shape ``[]``, ``[n]`` or ``[1, n]``, which broadcast into it without changing it. ``m``'s shape
+  is known when ``m`` is ``MatMul(a, w)`` with ``w`` a constant ``[k, n]`` (``[n, k]`` with
+  ``transpose_b``), followed back through island yields, Switch outputs and elementwise unary
+  ops (``Tanh``, ``Relu``, ...: each has its input's shape): only the shape crosses islands.
+  Tagged approximate as arithmetic's ``biasadd-zero`` (Grappler's rule): ``-0.0 + 0.0`` is
+  ``+0.0``, equal as numbers, not bit for bit. ``z`` may also be a ``Const`` of the island itself
+  (a cond branch's ``zeros_like``, which the rules leave: they see no shape for ``m``); nothing
+  about deadness changes then, and the constant goes when nothing else reads it.
 
 ``c``, ``w`` and ``z`` are found by following island results to what the island yields and
 ``Enter`` ops (an ``Enter`` forwards its input's value into the frame) to their input, down to
 a ``tf.Const``; a Switch output is never followed. Only the *value* is taken from there.
-**Deadness and frame**: the op was dead when ``c`` (or ``z``) was, as it reached the island
-(an island result or an ``Enter`` result). After the rewrite the island gets that producer's
+**Deadness and frame**, for a constant from outside the island: the op was dead when ``c``
+(or ``z``) was, as it reached the island (an island result or an ``Enter`` result). After the rewrite the island gets that producer's
 control token as a control operand: an island's or an ``Enter``'s token is dead exactly when
 its results are and is in their frame, so the island is dead exactly when it was and stays in
 its frame (the producer already fed the island: no cycle). The GraphDef export writes it as a
 control edge on the island's nodes, so the constant's node stays as what they wait on (an edge
 instead of a kernel run per iteration), as Grappler leaves ``^Enter`` on the op it forwards.
+The producer must be an ``Enter`` or an island of one op: the export makes the waiters on an
+island's token wait on each of its ops (cflow_v1's ``loop/mul/y`` sits in a 9-op island, so
+``loop/mul`` stays: 9 control edges on each node of the reading island).
 """
 
 from __future__ import annotations
