@@ -228,19 +228,19 @@ def merge_pays(kind: str, x, *weights: A.Attribute | None, products: tuple = ())
 
 
 def _concatenated(*weights: A.Attribute) -> A.Attribute | None:
-    """The weights concatenated along their columns, as one float32 constant."""
+    """The weights (or a fused convolution's biases) concatenated along their last axis (a
+    product's columns, a filter's output channels), as one float32 constant."""
     arrays = [w.to_numpy() for w in weights if isinstance(w, A.DenseElementsAttr)]
     if len(arrays) != len(weights):
         return None
-    wide = np.ascontiguousarray(np.concatenate(arrays, axis=1), "<f4")
+    wide = np.ascontiguousarray(np.concatenate(arrays, axis=-1), "<f4")
     return A.DenseElementsAttr(T.RankedTensorType(wide.shape, _F32), wide.tobytes())
 
 
 def _concatenated_type(*weights: A.Attribute) -> T.Type | None:
     if not all(isinstance(w, A.DenseElementsAttr) for w in weights):
         return None
-    rows = weights[0].type.shape[0]
-    return T.RankedTensorType((rows, sum(w.type.shape[1] for w in weights)), _F32)
+    return T.RankedTensorType((*weights[0].type.shape[:-1], sum(w.type.shape[-1] for w in weights)), _F32)
 
 
 def _widened(n: int):
@@ -264,33 +264,138 @@ def _is_f32(t: T.Type) -> bool:
     return T.element_type(t) is _F32
 
 
-def _merge_rule(kind: str, n: int) -> Rule:
-    flags = {"adj_x": False, "adj_y": False} if kind == "BatchMatMulV2" else {"transpose_a": False,
-                                                                               "transpose_b": False}
+def _shared_input_rule(kind: str, n: int, *, flags: dict, biased: bool, pays, doc: str) -> Rule:
+    """n `kind` ops of one input x by constants w0..w(n-1) (and, `biased`, one constant
+    argument b_i each: a fused convolution's bias) -> one `kind` by the constants concatenated
+    along their last axis (folded), its result split along the last axis into the n results.
+    The merged op copies the first one's attributes (`flags` are required of every root);
+    `pays(x, w0.., [b0..,] m0..)` is the gate."""
     x = var("x")
-    ws = [var(f"w{i}") for i in range(n)]
-    roots = [op(f"tf.{kind}", x, ws[i], **flags, **({"device": _DEV} if i == 0 else {})).bind(f"m{i}") for i in range(n)]
     names = [f"w{i}" for i in range(n)]
-    wide = op("tf.Const", value=native("concatenated-weights", _concatenated, *map(const_of, names)),
-              types=[native("concatenated-type", _concatenated_type, *map(const_of, names), kind="type")])
-    merged = op(f"tf.{kind}", x, wide, device=_DEV, **flags,
+    bias_names = [f"b{i}" for i in range(n)] if biased else []
+
+    def operands(w, i):
+        return (x, w, [var(bias_names[i])]) if biased else (x, w)
+
+    roots = [op(f"tf.{kind}", *operands(var(names[i]), i), **flags,
+                **({"device": _DEV} if i == 0 else {})).bind(f"m{i}") for i in range(n)]
+
+    def folded(label: str, group: list[str]):
+        return op("tf.Const", value=native(f"concatenated-{label}", _concatenated, *map(const_of, group)),
+                  types=[native(f"concatenated-{label}-type", _concatenated_type, *map(const_of, group), kind="type")])
+    merged_operands = (x, folded("weights", names)) + ((([folded("biases", bias_names)]),) if biased else ())
+    merged = op(f"tf.{kind}", *merged_operands, device=_DEV, **flags, **({"copy_attrs": "m0"} if biased or not flags
+                                                                         else {}),
                 types=[native("widened-type", _widened(n), type_of("m0"), kind="type")])
     axis = op("tf.Const", value=_LAST_AXIS, types=[_SCALAR_I32])
     split = op("tf.Split", axis, merged, num_split=A.IntegerAttr(n, T.i64), device=_DEV,
                types=[type_of(f"m{i}") for i in range(n)]).bind("split")
-    return rule(f"{kind.lower()}-shared-input-{n}", roots, [split[i] for i in range(n)],
+    bound = [var(f"m{i}") for i in range(n)]
+    return rule(f"{kind.lower().lstrip('_')}-shared-input-{n}", roots, [split[i] for i in range(n)],
                 where=[pred("x is float32", _is_f32, type_of("x")),
-                       pred("the products are on one device", _one_device, *(var(f"m{i}") for i in range(n))),
-                       pred("merging pays (the calibrated model on x's static shape, alone or with the "
-                            "attention it makes possible; equal constant 2-D weights)",
-                            lambda *a, k=kind, n=n: merge_pays(k, *a[:1 + n], products=a[1 + n:]), x,
-                            *map(const_of, names), *(var(f"m{i}") for i in range(n)))],
-                tags=_APPROX,
-                doc=f"{n} {kind}s of one input by constant weights of one shape are one {kind} by the "
-                    "weights concatenated (folded), split along the last axis, where merge_cost says it pays")
+                       pred("the ops are on one device", _one_device, *bound),
+                       pred("merging pays (the calibrated model on x's static shape)", pays, x,
+                            *map(const_of, names + bias_names), *bound)],
+                tags=_APPROX, doc=doc)
+
+
+def _merge_rule(kind: str, n: int) -> Rule:
+    flags = {"adj_x": False, "adj_y": False} if kind == "BatchMatMulV2" else {"transpose_a": False,
+                                                                               "transpose_b": False}
+    return _shared_input_rule(
+        kind, n, flags=flags, biased=False,
+        pays=lambda *a, k=kind, n=n: merge_pays(k, *a[:1 + n], products=a[1 + n:]),
+        doc=f"{n} {kind}s of one input by constant weights of one shape are one {kind} by the "
+            "weights concatenated (folded), split along the last axis, where the calibrated model (alone or "
+            "with the attention it makes possible) says it pays")
 
 
 MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for n in (3, 2)]
+
+# ------------------------------------------------------------------ convolutions sharing an input
+#
+#     Conv2D(x, W1), ..., Conv2D(x, Wn)  ->  Split(-1, Conv2D(x, [W1 ... Wn]))                     n = 2, 3
+#     _FusedConv2D(x, Wi, bi) [BiasAdd(, Act)]  ->  Split(-1, _FusedConv2D(x, [W1 .. Wn], [b1 .. bn]))
+#
+# (Tensat's multi-pattern rule; Inception's 1x1 branches read one input.) Output channel c of
+# the merged convolution is the same sum over the same window and input channels as channel c
+# of the convolution it came from, plus the same bias, through the same element-wise
+# activation: NHWC only (the channels are the last axis), filters HWIO of one shape (equal
+# output channels: Split, not SplitV), equal strides/padding/explicit_paddings/dilations and
+# fused attributes. Gated by the calibrated model as the products above: the convolutions
+# apart against the merged one plus the Split's copy.
+
+_CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format", "fused_ops", "num_args",
+               "epsilon", "leakyrelu_alpha", "filter_format", "num_host_args", "use_cudnn_on_gpu", "T")
+_CHANNELWISE = {"Relu", "Relu6", "Elu", "LeakyRelu", "Sigmoid", "Tanh", "_MklSwish", "GeluExact", "GeluApproximate"}
+
+
+def _same_conv_attrs(*convs) -> bool:
+    """The convolutions agree on every attribute that decides what they compute."""
+    first = convs[0]
+    return all(c.attr(a) == first.attr(a) for c in convs[1:] for a in _CONV_ATTRS)
+
+
+def _conv_form_ok(conv) -> bool:
+    """NHWC (absent: the default), HWIO; a fused one's ops are [BiasAdd] then at most one
+    element-wise activation, with one argument (its bias)."""
+    fmt, ff = conv.attr("data_format"), conv.attr("filter_format")
+    if fmt not in (None, A.StringAttr("NHWC")) or ff not in (None, A.StringAttr("HWIO")):
+        return False
+    if conv.name == "tf.Conv2D":
+        return True
+    fused = conv.attr("fused_ops")
+    names = [x.value for x in fused.value] if isinstance(fused, A.ArrayAttr) else []
+    return (len(conv.operands) == 3 and bool(names) and names[0] == "BiasAdd" and len(names) <= 2
+            and all(nm in _CHANNELWISE for nm in names[1:]))
+
+
+def conv_merge_costs(kind: str, x_shape, w_shape, out_shape, n: int, conv=None) -> tuple[float, float]:
+    """(predicted µs of the n convolutions apart, of the merged one and its Split), from the
+    calibrated model (`tf_cost.kernel_us`); (0, inf) where the model is absent (not merged:
+    there is no measured fallback for convolutions)."""
+    try:
+        from egraft.ir.semantics.tf_cost import kernel_us
+    except ImportError:
+        return 0.0, math.inf
+    bias = [(w_shape[-1],)] if kind == "_FusedConv2D" else []
+    wide = (*w_shape[:-1], w_shape[-1] * n)
+    wide_out = (*out_shape[:-1], out_shape[-1] * n)
+    apart = n * kernel_us(kind, [x_shape, w_shape, *bias], [out_shape], op=conv)
+    merged = (kernel_us(kind, [x_shape, wide, *[(wide[-1],)] * len(bias)], [wide_out], op=conv)
+              + kernel_us("Split", [(), wide_out], [out_shape] * n, values=[-1, None], n_results=n))
+    return apart, merged
+
+
+def conv_merge_pays(kind: str, n: int):
+    def fn(x, *rest) -> bool:
+        consts, convs = rest[:-n], rest[-n:]
+        if not all(isinstance(c, A.DenseElementsAttr) and c.element_type is _F32 for c in consts):
+            return False
+        filters, biases = consts[:n], consts[n:]
+        shapes = {tuple(w.type.shape) for w in filters}
+        if len(shapes) != 1 or not _same_conv_attrs(*convs) or not all(map(_conv_form_ok, convs)):
+            return False
+        (w_shape,) = shapes
+        if len(w_shape) != 4 or any(tuple(b.type.shape) != (w_shape[-1],) for b in biases):
+            return False
+        x_shape, out_shape = _static_shape(x), _static_shape(convs[0].results[0])
+        if x_shape is None or out_shape is None or len(x_shape) != 4 or x_shape[-1] != w_shape[2] \
+                or out_shape[-1] != w_shape[-1]:
+            return False
+        apart, merged = conv_merge_costs(kind, x_shape, w_shape, out_shape, n, convs[0])
+        return merged < apart
+    return fn
+
+
+CONV_MERGE_RULES = [
+    _shared_input_rule(kind, n, flags={}, biased=kind == "_FusedConv2D", pays=conv_merge_pays(kind, n),
+                       doc=f"{n} {kind}s (NHWC, HWIO) of one input by constant filters of one shape, equal "
+                           "attributes" + (" and per-channel epilogues, their biases concatenated too"
+                                           if kind == "_FusedConv2D" else "")
+                           + ", are one by the filters concatenated along the output channels (folded), split "
+                             "along the channels, where the calibrated model says it pays")
+    for kind in ("Conv2D", "_FusedConv2D") for n in (3, 2)]
 
 
 # ------------------------------------------------------------------ attention without transposes
@@ -972,6 +1077,6 @@ ATTENTION_RULES = _attention_rules(False) + _attention_rules(True)
 register_rule_set("tf-tensat", (), "contractions of one input by constant weights merged into one and split, "
                   "where a cost estimate from static shapes says it pays (Tensat's multi-pattern rules); Keras's "
                   "layer norm without its identity gamma/beta; x * 1 = x; x / c = x * (1/c)",
-                  greedy_rules=MUL_ONE + DIV_RULES + MERGE_RULES + LAYER_NORM_RULES + ATTENTION_RULES)
+                  greedy_rules=MUL_ONE + DIV_RULES + MERGE_RULES + CONV_MERGE_RULES + LAYER_NORM_RULES + ATTENTION_RULES)
 register_rule_set("tf-tensat-onednn", (), "TensorFlow's exact gelu after a MatMul into oneDNN's _FusedMatMul "
                   "[BiasAdd, GeluExact], x * sigmoid(x) as _MklSwish (runs only with TF_ENABLE_ONEDNN_OPTS=1)", greedy_rules=GELU_RULES + SWISH_RULES)

@@ -9,6 +9,7 @@ TensorFlow confirms with the rewrites present.
 from __future__ import annotations
 
 import io
+import math
 import json
 import os
 import subprocess
@@ -460,3 +461,150 @@ def test_merge_priced_with_the_attention_it_enables(monkeypatch, whole_pays: boo
         before, after = parse(text), parse(out)
         x = np.random.default_rng(3).uniform(-2, 2, (1, 4, 6)).astype(np.float32)
         assert check_agreement(before, after, [x], False, TOLERANCE, "f")
+
+
+# ------------------------------------------------------------------ convolutions sharing an input
+
+_CONV_ATTRS = ('padding = "SAME", data_format = "{fmt}", dilations = [1, 1, 1, 1], explicit_paddings = [], '
+               'use_cudnn_on_gpu = true')
+
+
+def _convs(n: int, fused: bool = False, strides: tuple[int, ...] | None = None, cout: tuple[int, ...] | None = None,
+           filter_arg: bool = False, fused_ops: tuple[str, ...] | None = None, fmt: str = "NHWC",
+           extra_use: bool = False) -> str:
+    """x [1, 5, 5, 3] through n 1x1 convolutions (Conv2D, or _FusedConv2D with a bias and
+    fused_ops, [BiasAdd, Relu] unless given), each returned; optionally the first filter a
+    function argument, the first result used twice more (an AddV2 with itself, returned)."""
+    xt = "tensor<1x5x5x3xf32>"
+    cout = cout or (4,) * n
+    strides = strides or (1,) * n
+    lines, results, types, args = [], [], [], [f"%x: {xt}"]
+    for i in range(n):
+        c, s = cout[i], strides[i]
+        o = 5 if s == 1 else 3
+        out, wt = f"tensor<1x{o}x{o}x{c}xf32>", f"tensor<1x1x3x{c}xf32>"
+        if filter_arg and i == 0:
+            args.append(f"%w0: {wt}")
+        else:
+            lines.append(f'  %w{i} = "tf.Const"() {{value = {_dense((1, 1, 3, c), i)}}} : () -> {wt}')
+        attrs = f"strides = [1, {s}, {s}, 1], " + _CONV_ATTRS.format(fmt=fmt)
+        if fused:
+            ops = ", ".join(f'"{o_}"' for o_ in (fused_ops[i] if fused_ops else "BiasAdd,Relu").split(","))
+            lines.append(f'  %b{i} = "tf.Const"() {{value = {_dense((c,), 10 + i)}}} : () -> tensor<{c}xf32>')
+            lines.append(f'  %m{i} = "tf._FusedConv2D"(%x, %w{i}, %b{i}) {{{attrs}, fused_ops = [{ops}], '
+                         f'num_args = 1 : i64, epsilon = 0.0 : f32}} : ({xt}, {wt}, tensor<{c}xf32>) -> {out}')
+        else:
+            lines.append(f'  %m{i} = "tf.Conv2D"(%x, %w{i}) {{{attrs}}} : ({xt}, {wt}) -> {out}')
+        results.append(f"%m{i}")
+        types.append(out)
+    if extra_use:
+        lines.append(f'  %e = "tf.AddV2"(%m0, %m0) : ({types[0]}, {types[0]}) -> {types[0]}')
+        results.append("%e")
+        types.append(types[0])
+    return (f"func.func @f({', '.join(args)}) -> ({', '.join(types)}) {{\n" + "\n".join(lines)
+            + f"\n  return {', '.join(results)} : {', '.join(types)}\n}}\n")
+
+
+@pytest.fixture
+def conv_merge_pays_always(monkeypatch):
+    """The convolution merge's prices stubbed to 'merging pays': these tests check the rules'
+    forms and soundness, not the calibrated model's numbers."""
+    seen = []
+    monkeypatch.setattr(tensat, "conv_merge_costs", lambda *a: seen.append(a) or (2.0, 1.0))
+    return seen
+
+
+@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("fused", [False, True])
+def test_convolutions_of_one_input_merge(count: int, fused: bool, conv_merge_pays_always) -> None:
+    out = _sound(_convs(count, fused=fused), "tf-tensat")
+    kind = '"tf._FusedConv2D"' if fused else '"tf.Conv2D"'
+    assert out.count(kind) == 1 and out.count('"tf.Split"') == 1 and f"num_split = {count}" in out, out
+    assert f"tensor<1x1x3x{4 * count}xf32>" in out and f"tensor<1x5x5x{4 * count}xf32>" in out, out
+    if fused:
+        assert f"tensor<{4 * count}xf32>" in out and 'fused_ops = ["BiasAdd", "Relu"]' in out, out
+    kind_seen, x_shape, w_shape, out_shape, n = conv_merge_pays_always[0][:5]
+    assert (x_shape, w_shape, out_shape, n) == ((1, 5, 5, 3), (1, 1, 3, 4), (1, 5, 5, 4), count), conv_merge_pays_always
+
+
+def test_convolution_result_with_another_use_merges_soundly(conv_merge_pays_always) -> None:
+    """Every use of a convolution's result becomes a use of its Split result."""
+    out = _sound(_convs(2, fused=True, extra_use=True), "tf-tensat")
+    assert out.count('"tf._FusedConv2D"') == 1 and '"tf.Split"' in out, out
+
+
+@pytest.mark.parametrize("case", ["strides", "filter-argument", "two-filter-shapes", "fused-ops", "nchw",
+                                  "batchnorm-epilogue"])
+def test_convolutions_not_merged(case: str, conv_merge_pays_always) -> None:
+    text = {"strides": lambda: _convs(2, strides=(1, 2)),
+            "filter-argument": lambda: _convs(2, filter_arg=True),
+            "two-filter-shapes": lambda: _convs(2, cout=(4, 2)),
+            "fused-ops": lambda: _convs(2, fused=True, fused_ops=("BiasAdd,Relu", "BiasAdd,Relu6")),
+            "nchw": lambda: _convs(2, fmt="NCHW").replace("1x5x5x", "1x3x5x5x"),
+            "batchnorm-epilogue": lambda: _convs(2, fused=True, fused_ops=("FusedBatchNorm",) * 2)}[case]()
+    out = _run(text, "tf-tensat")
+    assert '"tf.Split"' not in out, out
+
+
+@pytest.mark.parametrize("apart, merged, taken", [(2.0, 1.0, True), (1.0, 2.0, False)])
+def test_convolution_merge_follows_the_cost_model(monkeypatch, apart: float, merged: float, taken: bool) -> None:
+    monkeypatch.setattr(tensat, "conv_merge_costs", lambda *a: (apart, merged))
+    out = _run(_convs(3, fused=True), "tf-tensat")
+    assert ('"tf.Split"' in out) == taken, out
+
+
+def test_convolution_merge_prices_with_the_calibrated_model() -> None:
+    """Priced from tf_cost.kernel_us: the merged convolution reads x once; both sides positive."""
+    apart, merged = tensat.conv_merge_costs("_FusedConv2D", (1, 17, 17, 768), (1, 1, 768, 128), (1, 17, 17, 128), 2)
+    assert apart > 0 and merged > 0 and math.isfinite(apart) and math.isfinite(merged)
+
+
+def _parallel_convs_check() -> dict:
+    """A Keras model with three parallel 1x1 conv + batch norm + relu branches on one input
+    (Inception's form) and a 3x3 one after, random weights and statistics, frozen; egraft-opt
+    -tf-grappler with the merge priced as paying; TensorFlow's outputs of both on 3 seeds."""
+    import collections
+    import tempfile
+
+    import keras
+    import tensorflow as tf
+
+    from .keras_models import frozen, randomize_batchnorms, run_graph
+
+    keras.utils.set_random_seed(0)
+    inp = keras.Input((9, 9, 16))
+    branches = []
+    for _ in range(3):
+        y = keras.layers.Conv2D(8, 1, use_bias=False)(inp)
+        y = keras.layers.BatchNormalization()(y)
+        branches.append(keras.layers.ReLU()(y))
+    branches[2] = keras.layers.Conv2D(8, 3, padding="same", activation="relu")(branches[2])
+    model = keras.Model(inp, keras.layers.Concatenate()(branches))
+    rng = np.random.default_rng(1)
+    randomize_batchnorms(model, rng)
+    graph, feed, fetch = frozen(model, (1, 9, 9, 16), name="x")
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = os.path.join(tmp, "m.pb"), os.path.join(tmp, "o.pb")
+        with open(src, "wb") as f:
+            f.write(graph.SerializeToString())
+        from egraft.passes.cli.main import main
+
+        err = io.StringIO()
+        code = main([src, f"--tf-input-arrays={feed}", f"--tf-output-arrays={fetch}", "-tf-grappler",
+                     "-o", dst], stdin=lambda: b"", stdout=io.StringIO(), stderr=err)
+        assert code == 0, err.getvalue()[-2000:]
+        optimized = tf.compat.v1.GraphDef.FromString(open(dst, "rb").read())
+    for seed in range(3):
+        x = np.random.default_rng(seed).normal(size=(1, 9, 9, 16)).astype(np.float32)
+        np.testing.assert_allclose(run_graph(optimized, feed, fetch, x), run_graph(graph, feed, fetch, x),
+                                   rtol=1e-4, atol=1e-4)
+    ops = collections.Counter(n.op for n in optimized.node)
+    return {"split": ops["Split"], "convs": ops["Conv2D"] + ops["_FusedConv2D"]}
+
+
+@pytest.mark.tf
+def test_parallel_convolutions_agree_in_tensorflow(monkeypatch) -> None:
+    """In this process (oneDNN as TensorFlow's default here): merged, and equal on 3 seeds."""
+    monkeypatch.setattr(tensat, "conv_merge_costs", lambda *a: (2.0, 1.0))
+    found = _parallel_convs_check()
+    assert found["split"] == 1 and found["convs"] == 2, found
