@@ -324,6 +324,13 @@ MERGE_RULES = [_merge_rule(kind, n) for kind in ("BatchMatMulV2", "MatMul") for 
 # output channels: Split, not SplitV), equal strides/padding/explicit_paddings/dilations and
 # fused attributes. Gated by the calibrated model as the products above: the convolutions
 # apart against the merged one plus the Split's copy.
+#
+# It does not pay on inceptionv3 (the only bench model with such branches), and the gate
+# says so: on its seven kinds of candidate groups (1x1 filters, x 35x35x192..288 or
+# 17x17x768, 2-3 branches of 64..192 channels) the model prices merged 2-9 % above apart.
+# Forced (every group merged: 9 convolutions fewer, 8 Splits), egraft's graph measured
+# x1.02 (1.01-1.04, 150 interleaved rounds, oneDNN on, 2+2 threads) against it unmerged:
+# the Split copies the merged output, and the branches no longer run side by side.
 
 _CONV_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format", "fused_ops", "num_args",
                "epsilon", "leakyrelu_alpha", "filter_format", "num_host_args", "use_cudnn_on_gpu", "T")
