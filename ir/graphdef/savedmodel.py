@@ -217,7 +217,7 @@ def kept_nodes(meta_graph: MetaGraphDef, source: str) -> tuple[str, ...]:
     """The nodes a loader looks up besides the signatures': the saver's (filename, save tensor,
     restore op), the init op (``__saved_model_init_op``), every node a collection lists
     (``saved_model_main_op``, ``table_initializer``...), the tensors and ops of TF1 variable
-    collections' VariableDefs, and the asset files' tensors."""
+    collections' VariableDefs, the asset files' tensors, and the object graph's constants."""
     names: list[str] = []
     init = meta_graph.signature_def.get(INIT_OP_SIGNATURE)
     if init is not None:
@@ -245,6 +245,9 @@ def kept_nodes(meta_graph: MetaGraphDef, source: str) -> tuple[str, ...]:
                 names += [variable.variable_name, variable.initial_value_name, variable.initializer_name,
                           variable.snapshot_name]
     names += [a.tensor_info.name for a in meta_graph.asset_file_def]
+    # A TF2 object graph's constants (tf.constant attributes of a trackable) name the graph node
+    # the loader reads their value from (Keras's model.export saves some).
+    names += [n.constant.operation for n in meta_graph.object_graph_def.nodes if n.WhichOneof("kind") == "constant"]
     return tuple(dict.fromkeys(_node(n) for n in names if n))
 
 
@@ -349,6 +352,7 @@ def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence
     meta = out.meta_graphs[index]
     old_gradients = list(meta.graph_def.library.registered_gradients)
     meta.graph_def.CopyFrom(splice(meta.graph_def, graph, io) if io is not None else graph)
+    keep_captured_bodies(saved.meta_graphs[index], meta.graph_def)
     if old_gradients and not meta.graph_def.library.registered_gradients:
         meta.graph_def.library.registered_gradients.extend(old_gradients)
     if io is not None:
@@ -360,6 +364,25 @@ def with_graph(saved: Message, index: int, graph: GraphDef, signatures: Sequence
         for key in [k for k in meta.signature_def if k not in keep]:
             del meta.signature_def[key]
     return out
+
+
+def keep_captured_bodies(original: MetaGraphDef, graph: GraphDef) -> None:
+    """Give back its input body to every library function of ``graph`` in which a tensor the
+    object graph captures (a ``captured_tensor``: a Keras layer's constant, say) no longer exists
+    by name: ``tf.saved_model.load`` looks each one up in its concrete function's graph and fails
+    without it. The body as TensorFlow wrote it is the one that surely has the name; the graph's
+    own computation is inlined from it anyway, and TF's runtime optimizes the body it loads."""
+    captured: dict[str, set[str]] = {}
+    for obj in original.object_graph_def.nodes:
+        if obj.WhichOneof("kind") == "captured_tensor":
+            captured.setdefault(obj.captured_tensor.concrete_function, set()).add(_node(obj.captured_tensor.name))
+    if not captured:
+        return
+    before = {f.signature.name: f for f in original.graph_def.library.function}
+    for function in graph.library.function:
+        names = captured.get(function.signature.name)
+        if names and function.signature.name in before and not names <= {n.name for n in function.node_def}:
+            function.CopyFrom(before[function.signature.name])
 
 
 def serialize(saved: Message, source: str, text: bool = False) -> bytes:

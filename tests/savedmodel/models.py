@@ -76,6 +76,23 @@ def keras_sequence(path: Path) -> None:
     keras.Model(inputs, outputs).export(str(path), verbose=False)
 
 
+def keras_swish(path: Path) -> None:
+    """Conv2D, BatchNorm, a swish Activation, pooling, Dropout and a softmax Dense, exported with
+    `model.export`: the object graph captures tensors of the serving function by name (swish's
+    beta, the BatchNorm's folded shift), which `tf.saved_model.load` looks up in its graph."""
+    import keras
+
+    keras.utils.set_random_seed(5)
+    inputs = keras.Input((8, 8, 3), name="image")
+    x = keras.layers.Conv2D(4, 3, padding="same")(inputs)
+    x = keras.layers.BatchNormalization()(x)
+    x = keras.layers.Activation("swish")(x)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    x = keras.layers.Dropout(0.2)(x)
+    outputs = keras.layers.Dense(3, activation="softmax")(x)
+    keras.Model(inputs, outputs).export(str(path), verbose=False)
+
+
 def two_signatures(path: Path) -> None:
     """A tf.Module with two signatures sharing a variable (saved with tf.saved_model.save)."""
     import tensorflow as tf
@@ -182,6 +199,7 @@ BUILDERS: dict[str, Callable[[Path], None]] = {
     "tf1_control_flow": tf1_control_flow,
     "keras_cnn": keras_cnn,
     "keras_sequence": keras_sequence,
+    "keras_swish": keras_swish,
     "two_signatures": two_signatures,
     "tf1_builder": tf1_builder,
 }

@@ -103,10 +103,13 @@ def test_two_signatures_chosen_one_kept_and_all_with_star(tmp_path: Path) -> Non
     assert_same_outputs(original, tf.saved_model.load(str(only_total)), ["total"])
 
 
-@pytest.mark.parametrize("name", ["tf1_builder", "tf1_control_flow", "tf2_control_flow", "keras_sequence"])
+@pytest.mark.parametrize("name", ["tf1_builder", "tf1_control_flow", "tf2_control_flow", "keras_sequence",
+                                  "keras_swish"])
 def test_savedmodel_through_tf2_load(tmp_path: Path, name: str) -> None:
     """TF1 SavedModels (no object graph: `tf.saved_model.load` wraps the graph itself, running its
-    restore op) and TF2 ones with If/While functions (an LSTM's While), optimized, compute the same."""
+    restore op) and TF2 ones with If/While functions (an LSTM's While), optimized, compute the same;
+    keras_swish's object graph captures tensors of its functions by name (KeyError at load when
+    the optimizer had folded them away)."""
     import tensorflow as tf
 
     from tests.savedmodel.models import saved_model
