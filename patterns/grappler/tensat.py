@@ -18,7 +18,7 @@ tagged approx). Only untransposed operands (adj/transpose false), float32, on on
 It pays when the products are small enough that the calls saved cost more than the
 `Split`'s copy of the output: the calibrated cost model (`tf_cost.kernel_us`) prices the
 products apart and merged + Split on x's static shape (`tf_shapes`' analysis; unknown: not
-merged); `merge_cost`, my own measured estimate, stands in where the model is absent.
+merged).
 
 **Layer norm with identity parameters** (`_layer_norm_rules`). Keras's LayerNormalization
 exports as `x * s + (-m * s + beta)` with `s = Rsqrt(var + eps) * gamma`: with gamma all
@@ -91,40 +91,15 @@ _INV_SQRT2 = 1 / math.sqrt(2)
 
 # ------------------------------------------------------------------ cost
 
-#: Measured on this machine (TF 2.21 CPU, oneDNN on, 2+2 threads, load 2-3 from the other
-#: sessions; /tmp micro-benchmark: 3 products of one [M, K] input by [K, N] constants, apart
-#: against merged + Split, M in 16..2048, K = N in 128, 256, 768): what one call of each
-#: contraction costs beyond its arithmetic (oneDNN's BatchMatMulV2 with a broadcast 2-D weight
-#: has a large one; MatMul's is small), and what the Split's copy of the merged output costs.
-#: Merging saved 5-20 % for BatchMatMulV2 up to M * N_total = 128 * 768 and cost 7-50 % from
-#: M = 512; for MatMul it was within +-5 % up to M = 16 and cost 6-16 % above.
-CALL_US = {"BatchMatMulV2": 100.0, "MatMul": 10.0}
-SPLIT_US = 10.0
-COPY_GBPS = 5.0
-
-
-def merge_cost(kind: str, m: int, widths: tuple[int, ...]) -> tuple[float, float]:
-    """(predicted µs the separate products cost beyond the merged product's arithmetic,
-    predicted µs of the merged product's extra: the Split reading and writing its output).
-    The arithmetic is the same either way; what differs is one call per product against
-    one call and a copy."""
-    apart = len(widths) * CALL_US[kind]
-    merged = CALL_US[kind] + SPLIT_US + 2 * 4.0 * m * sum(widths) / (COPY_GBPS * 1e3)
-    return apart, merged
-
-
 _SHAPES: list = [None, None]  # (the outermost op of the IR last asked about, its Shapes)
 
 
 def _shapes_for(x):
     """One tf_shapes analysis per IR (the outermost op above x), kept while rules run on it:
     it is memoised per value, and the rewrites here keep every value's shape (as tf_shapes
-    asks of a shared analysis). None when the analysis is not installed."""
-    try:
-        from egraft.ir.semantics.tf_shapes import Shapes
-    except ImportError:
-        return None
+    asks of a shared analysis)."""
     from egraft.ir.core.operation import OpResult
+    from egraft.ir.semantics.tf_shapes import Shapes
 
     top = x.owner if isinstance(x, OpResult) else x.owner.parent_op  # a block argument's owner is its block
     while top is not None and top.parent_op is not None:
@@ -140,21 +115,15 @@ def _static_shape(x) -> tuple[int, ...] | None:
     t = x.type
     if isinstance(t, T.RankedTensorType) and all(d >= 0 for d in t.shape):
         return tuple(t.shape)
-    shapes = _shapes_for(x)
-    if shapes is None:  # the shape analysis is not there: nothing is known
-        return None
-    found = shapes.shape(x)
+    found = _shapes_for(x).shape(x)
     return tuple(found) if found is not None and all(d >= 0 for d in found) else None
 
 
 def merge_costs(kind: str, x_shape: tuple[int, ...], w_shape: tuple[int, int], n: int) -> tuple[float, float]:
     """(predicted µs of the n separate products, of the merged product and its Split): the
-    calibrated cost model's (`egraft.ir.semantics.tf_cost.kernel_us`) when it is there, else
-    `merge_cost`'s measured estimate of the part that differs."""
-    try:
-        from egraft.ir.semantics.tf_cost import kernel_us
-    except ImportError:
-        return merge_cost(kind, int(np.prod(x_shape[:-1])), (w_shape[1],) * n)
+    calibrated cost model's (`egraft.ir.semantics.tf_cost.kernel_us`)."""
+    from egraft.ir.semantics.tf_cost import kernel_us
+
     wide = (w_shape[0], w_shape[1] * n)
     out = (*x_shape[:-1], wide[1])
     apart = n * kernel_us(kind, [x_shape, w_shape])
@@ -168,10 +137,8 @@ def _attention_after(products, x_shape: tuple[int, ...], w_shape: tuple[int, ...
     a constant) and the calibrated model prices the block computed transposed below the
     block as it is: merging is then priced with what it makes possible, as Tensat prices a
     rewrite sequence and not one step."""
-    try:
-        from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
-    except ImportError:
-        return False
+    from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
+
     if len(products) != 3:
         return False
     heads = [_sole_user(m, "tf.Reshape") for m in products]
@@ -359,12 +326,9 @@ def _conv_form_ok(conv) -> bool:
 
 def conv_merge_costs(kind: str, x_shape, w_shape, out_shape, n: int, conv=None) -> tuple[float, float]:
     """(predicted µs of the n convolutions apart, of the merged one and its Split), from the
-    calibrated model (`tf_cost.kernel_us`); (0, inf) where the model is absent (not merged:
-    there is no measured fallback for convolutions)."""
-    try:
-        from egraft.ir.semantics.tf_cost import kernel_us
-    except ImportError:
-        return 0.0, math.inf
+    calibrated model (`tf_cost.kernel_us`)."""
+    from egraft.ir.semantics.tf_cost import kernel_us
+
     bias = [(w_shape[-1],)] if kind == "_FusedConv2D" else []
     wide = (*w_shape[:-1], w_shape[-1] * n)
     wide_out = (*out_shape[:-1], out_shape[-1] * n)
@@ -950,13 +914,10 @@ _LN_INNER = ("ln_sd", "ln_var", "ln_eps", "ln_r", "ln_xs", "ln_neg", "ln_ms", "l
 
 def _layer_norm_pays(keep_gamma: bool, keep_beta: bool):
     """The calibrated cost model prices the matched ops (all but the mean, which stays) above
-    what replaces them, on x's static shape; without the model, the op count decides (the
-    rewrite has fewer full-size element-wise ops whenever it is taken)."""
+    what replaces them, on x's static shape."""
     def fn(xv, mean_op, axes, eps, gamma, beta, *old) -> bool:
-        try:
-            from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
-        except ImportError:
-            return True
+        from egraft.ir.semantics.tf_cost import kernel_us, ops_cost_us as tf_ops_cost
+
         x_shape = _static_shape(xv)
         m_shape = _static_shape(mean_op.results[0])
         if x_shape is None or m_shape is None or not all(isinstance(c, A.DenseElementsAttr) for c in (axes, eps)):

@@ -51,11 +51,33 @@ def _sound(text: str, rules: str) -> str:
     return _run(text, rules)
 
 
+#: Measured on this machine (TF 2.21 CPU, oneDNN on, 2+2 threads, load 2-3 from the other
+#: sessions; /tmp micro-benchmark: 3 products of one [M, K] input by [K, N] constants, apart
+#: against merged + Split, M in 16..2048, K = N in 128, 256, 768): what one call of each
+#: contraction costs beyond its arithmetic (oneDNN's BatchMatMulV2 with a broadcast 2-D weight
+#: has a large one; MatMul's is small), and what the Split's copy of the merged output costs.
+#: Merging saved 5-20 % for BatchMatMulV2 up to M * N_total = 128 * 768 and cost 7-50 % from
+#: M = 512; for MatMul it was within +-5 % up to M = 16 and cost 6-16 % above.
+CALL_US = {"BatchMatMulV2": 100.0, "MatMul": 10.0}
+SPLIT_US = 10.0
+COPY_GBPS = 5.0
+
+
+def _measured_estimate(kind: str, m: int, widths: tuple[int, ...]) -> tuple[float, float]:
+    """(predicted µs the separate products cost beyond the merged product's arithmetic,
+    predicted µs of the merged product's extra: the Split reading and writing its output).
+    The arithmetic is the same either way; what differs is one call per product against
+    one call and a copy."""
+    apart = len(widths) * CALL_US[kind]
+    merged = CALL_US[kind] + SPLIT_US + 2 * 4.0 * m * sum(widths) / (COPY_GBPS * 1e3)
+    return apart, merged
+
+
 @pytest.fixture
 def measured_gate(monkeypatch):
-    """The merge rules' gate on the measured estimate (merge_cost), so these tests check the
-    rules, not the numbers of the calibrated model (which are re-measured as it is refined)."""
-    monkeypatch.setattr(tensat, "merge_costs", lambda kind, xs, ws, n: tensat.merge_cost(
+    """The merge rules' gate on the fixed estimate above, so these tests check the rules, not
+    the numbers of the calibrated model (which are re-measured as it is refined)."""
+    monkeypatch.setattr(tensat, "merge_costs", lambda kind, xs, ws, n: _measured_estimate(
         kind, int(np.prod(xs[:-1])), (ws[1],) * n))
 
 
@@ -89,12 +111,6 @@ def test_merge_refused_where_the_cost_model_says_it_does_not_pay(measured_gate) 
     assert merged > apart
     out = _run(_projections(rows, k, (256,) * 3), "tf-tensat")
     assert '"tf.Split"' not in out and out.count('"tf.BatchMatMulV2"') == 3
-
-
-def test_merge_gain_of_the_measured_estimate_falls_with_rows() -> None:
-    gains = [apart - merged for apart, merged in (tensat.merge_cost("BatchMatMulV2", m, (256,) * 3)
-                                                  for m in (16, 128, 512, 4096))]
-    assert gains == sorted(gains, reverse=True) and gains[0] > 0 > gains[-1], gains
 
 
 @pytest.mark.parametrize("apart, merged, taken", [(2.0, 1.0, True), (1.0, 2.0, False)])
@@ -212,7 +228,7 @@ def _transformer_block_check() -> dict:
         with open(src, "wb") as f:
             f.write(graph.SerializeToString())
         # the merge gate on the measured estimate: the rules, not the calibrated model's numbers, are tested
-        tensat.merge_costs = lambda kind, xs, ws, n: tensat.merge_cost(kind, int(np.prod(xs[:-1])), (ws[1],) * n)
+        tensat.merge_costs = lambda kind, xs, ws, n: _measured_estimate(kind, int(np.prod(xs[:-1])), (ws[1],) * n)
         from egraft.passes.cli.main import main
 
         err = io.StringIO()
