@@ -21,6 +21,7 @@ import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError, Operation, verify
 
+from egraft.passes.manager.affine_scopes import run_per_affine_scope
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure
 
 
@@ -136,7 +137,10 @@ class PassManager:
             raise PassFailure(Diagnostic(
                 "error", f"pass '{p.NAME}' runs on '{p.ANCHOR}' ops, not on '{op.name}'", op.loc))
         try:
-            p.run(op, self.context)
+            if p.AFFINE_SCOPED:
+                run_per_affine_scope(p, op, self.context)
+            else:
+                p.run(op, self.context)
         except DiagnosticError as e:
             raise PassFailure(e.diagnostics) from None
         if self.verify_each:

@@ -60,6 +60,10 @@ class Pass:
     # The op name this pass must run on (None: any op).  A pass with an anchor
     # added to a pipeline anchored elsewhere is nested implicitly, as mlir-opt does.
     ANCHOR: ClassVar[str | None] = None
+    # True: an affine pass in the graybox RFC's sense; the manager runs it on every
+    # affine scope (`affine.graybox`) inside its anchor op, innermost first, and then
+    # on the anchor op itself (`passes/manager/affine_scopes.py`).
+    AFFINE_SCOPED: ClassVar[bool] = False
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         raise NotImplementedError
