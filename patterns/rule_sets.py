@@ -72,6 +72,7 @@ _BUILTIN = {
     "tf-multi": "egraft.patterns.tf_rules",
     "tf-fast-math": "egraft.patterns.tf_rules",
     "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
+    "memref-cast-folding": "egraft.patterns.memref_cast_rules",
     "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
     "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
     "tf-arithmetic": "egraft.patterns.grappler.arithmetic",
