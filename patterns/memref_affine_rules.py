@@ -90,6 +90,78 @@ def _is_identity(map_attr: A.Attribute) -> bool:
         and amap.results[0] in (AF.Dim(0), AF.Symbol(0))
 
 
+def _min_max_value(kind: str):
+    """The fold of `affine.min`/`affine.max` of constants: the least/greatest result of the map."""
+    pick = min if kind == "min" else max
+
+    def fn(map_attr: A.Attribute, *consts: A.Attribute) -> A.Attribute | None:
+        amap = getattr(map_attr, "value", None)
+        values = [elements(c) for c in consts]
+        if not isinstance(amap, AF.AffineMap) or not amap.results or any(v is None or len(v) != 1 for v in values):
+            return None
+        flat = [int(v[0]) for v in values]  # type: ignore[index]
+        if len(flat) != amap.num_dims + amap.num_symbols:
+            return None
+        outs = [evaluate(r, flat[:amap.num_dims], flat[amap.num_dims:]) for r in amap.results]
+        return None if any(o is None for o in outs) else A.IntegerAttr(pick(outs), T.index)  # type: ignore[type-var]
+    return fn
+
+
+def _fold_min_max(kind: str, arity: int) -> Rule:
+    operands = [var(f"c{i}") for i in range(arity)]
+    native = Native(f"affine-{kind}-{arity}", _min_max_value(kind),
+                    (Var("m"),) + tuple(ConstOf(o.name) for o in operands))
+    word = "least" if kind == "min" else "greatest"
+    return rule(f"affine-{kind}-const-{arity}", op(f"affine.{kind}", operands, map=m),
+                op("arith.constant", value=native), where=[is_constant(o) for o in operands],
+                doc=f"affine.{kind} of {arity} constant operand(s) is the {word} result of its map")
+
+
+def simplify_results(amap: AF.AffineMap, kind: str) -> AF.AffineMap:
+    """The results of a min/max map without duplicates, its constant results reduced to the
+    least (min) or greatest (max) one: min(a, b, a, 3, 5) = min(a, b, 3), in first-seen order."""
+    pick = min if kind == "min" else max
+    constants = [r.value for r in amap.results if isinstance(r, AF.Const)]
+    kept: list[AF.AffineExpr] = []
+    for r in amap.results:
+        if isinstance(r, AF.Const):
+            r = AF.Const(pick(constants))
+        if r not in kept:
+            kept.append(r)
+    return AF.AffineMap(amap.num_dims, amap.num_symbols, kept)
+
+
+def _simplified_results(kind: str):
+    def fn(map_attr: A.Attribute) -> A.Attribute | None:
+        amap = getattr(map_attr, "value", None)
+        if not isinstance(amap, AF.AffineMap):
+            return None
+        simpler = simplify_results(amap, kind)
+        return None if simpler == amap else A.AffineMapAttr(simpler)
+    return fn
+
+
+def _one_result(map_attr: A.Attribute) -> bool:
+    return len(map_attr.value.results) == 1  # type: ignore[attr-defined]
+
+
+def _min_max_rules(kind: str, arity: int) -> list[Rule]:
+    """The rules of `affine.{kind}` with `arity` operands (spelled out per arity: the e-graph
+    compiler builds operand groups from fixed lists only)."""
+    operands = [var(f"a{i}") for i in range(arity)]
+    simpler = Native(f"affine-{kind}-results", _simplified_results(kind), (Var("m"),))
+    source = op(f"affine.{kind}", operands, map=m)
+    return [
+        _fold_min_max(kind, arity),
+        rule(f"affine-{kind}-single-result-{arity}", source, op("affine.apply", operands, map=m),
+             where=[pred("the map has one result", _one_result, m)],
+             doc=f"affine.{kind} of a one-result map is affine.apply of it"),
+        rule(f"affine-{kind}-results-{arity}", source, op(f"affine.{kind}", operands, map=simpler),
+             doc=f"affine.{kind}'s map drops duplicate results and keeps only the "
+                 f"{'least' if kind == 'min' else 'greatest'} of its constant results"),
+    ]
+
+
 RULES = [
     *(_fold_apply(n) for n in (0, 1, 2, 3)),
     rule("affine-apply-constant-map", op("affine.apply", g, map=m),
@@ -99,6 +171,7 @@ RULES = [
     rule("affine-apply-identity", op("affine.apply", [x], map=m), x,
          where=[pred("the map is (d0) -> (d0) or ()[s0] -> (s0)", _is_identity, m)],
          doc="affine.apply of the identity map forwards its one operand"),
+    *(r for kind in ("min", "max") for n in (0, 1, 2, 3) for r in _min_max_rules(kind, n)),
 ]
 
 
@@ -167,6 +240,12 @@ def _compose_rules(kind: str, n: int, k: int, j: int) -> Rule:
     doc = (f"affine.{kind} whose index #{k} (of {n}) is an affine.apply of {j} operand(s): the apply's map "
            "is composed into the access map and its operands become the access's (the same address, "
            "evaluated on the same integers)")
+    if kind == "apply":
+        return rule(f"affine-apply-compose-{n}-{k}-{j}", op("affine.apply", source_indices, map=m),
+                    op("affine.apply", result_indices, map=composed),
+                    doc=f"affine.apply whose operand #{k} (of {n}) is an affine.apply of {j} operand(s): the "
+                        "inner map is composed into the outer one (the same value on the same integers; the "
+                        "apply verifier asks nothing of dims and symbols, so any operands may be spliced)")
     if kind == "load":
         return rule(f"affine-load-compose-{n}-{k}-{j}", op("affine.load", mem, source_indices, map=m),
                     op("affine.load", mem, result_indices, map=composed), doc=doc)
@@ -178,6 +257,9 @@ def _compose_rules(kind: str, n: int, k: int, j: int) -> Rule:
 COMPOSE = [_compose_rules(kind, n, k, j) for kind in ("load",) for n in (1, 2, 3) for k in range(n)
            for j in (1, 2, 3)]
 
-register_rule_set("memref-affine-canonical", RULES,
+#: affine.apply of affine.apply, composed (pure: on the e-graph).
+APPLY_COMPOSE = [_compose_rules("apply", n, k, j) for n in (1, 2, 3) for k in range(n) for j in (1, 2, 3)]
+
+register_rule_set("memref-affine-canonical", [*RULES, *APPLY_COMPOSE],
                   "affine.apply folding (constants, identity maps) and composition into affine.load maps",
                   greedy_rules=COMPOSE, structural=("affine-store-compose",))
