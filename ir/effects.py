@@ -10,6 +10,8 @@ MemoryEffectOpInterface); the encoding, the greedy driver, cse and dce all ask h
   `tf.SelectV2`, `tf.Shape`, ...), effectful otherwise (`tf.Print`, a function call, a
   custom op). Any other op without a
   record is assumed to have every effect, as MLIR assumes.
+* :func:`only_reads`: declared effect-free or `MemoryEffects(("read",))` (a load), the ops
+  a rule may erase from an effect chain.
 * :func:`has_side_effects` is that answer negated, the same for every op of one name:
   what the e-graph encoding needs (an op's constructor either consumes an effect token
   or not) and what the round trip's equivalence check compares against.
@@ -62,6 +64,16 @@ def declared_effect_free(name: str, opdef: OpDef | None) -> bool:
         return True
     effects = opdef.trait(Traits.MemoryEffects)
     return effects is not None and not effects.param
+
+
+def only_reads(name: str, opdef: OpDef | None) -> bool:
+    """Whether ops named `name` at most read memory (`MemoryEffects(("read",))`, or none):
+    erasing one whose results are no longer needed loses no effect (a rule that forwards a
+    stored value to a load erases the load)."""
+    if declared_effect_free(name, opdef):
+        return True
+    effects = opdef.trait(Traits.MemoryEffects) if opdef is not None else None
+    return effects is not None and set(effects.param) <= {"read"}
 
 
 def has_side_effects(op: Operation) -> bool:
