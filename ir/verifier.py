@@ -11,7 +11,7 @@ upstream `expected-error` lines match.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator, Mapping
 
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
 from egraft.ir.core.operation import Block, BlockArgument, Operation, Region, Value
@@ -28,9 +28,11 @@ def op_diag(op: Operation, message: str) -> Diagnostic:
     return Diagnostic("error", f"'{op.name}' op {message}", op.loc)
 
 
-def verify(top: Operation) -> None:
-    """Verify `top` and everything nested; raise the first error found."""
-    Verifier().run(top)
+def verify(top: Operation, era_checks: Mapping[str, Callable[[Operation], None]] | None = None) -> None:
+    """Verify `top` and everything nested; raise the first error found.
+    `era_checks` (op name -> check) run before an op's own rules: the 2019
+    `std` verifier's rules for text in 2019 syntax (ir/dialects/std_era.py)."""
+    Verifier(era_checks).run(top)
 
 
 class _Plan:
@@ -98,7 +100,8 @@ class _Ancestry:
 
 
 class Verifier:
-    def __init__(self) -> None:
+    def __init__(self, era_checks: Mapping[str, Callable[[Operation], None]] | None = None) -> None:
+        self._era_checks = era_checks or {}
         self._dominators: dict[Region, dict[Block, set[Block]]] = {}
         self._plans: dict[OpDef, _Plan] = {}
         # Types are uniqued, so (constraint, type) verdicts can be remembered.
@@ -132,6 +135,10 @@ class Verifier:
             self._verify_successors_not_entry(op)
         if op.regions and opdef is not None and opdef.has_trait(Traits.SymbolTable):
             self._verify_unique_symbols(op)
+        if self._era_checks:
+            check = self._era_checks.get(op.name)
+            if check is not None:
+                check(op)
         if opdef is not None:
             self._verify_record(op, opdef)
         if op.operands:
