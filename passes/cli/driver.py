@@ -20,6 +20,7 @@ import attrs
 
 from egraft.ir import Diagnostic, DiagnosticError, Operation, print_ir, verify
 from egraft.ir.core.location import SourceFile, SourcePos
+from egraft.ir.dialects.std_era import ERA_2019_CHECKS
 from egraft.ir.syntax.era import spell_2019
 from egraft.ir.syntax.parser import Parser
 
@@ -125,7 +126,8 @@ class Driver:
                     "error", f"source must contain a single top-level operation, found: {len(ops)}",
                     SourcePos(parser.source, 0)))
             top = ops[0].detach()
-        verify(top)
+        # 2019-syntax text is also held to 2019's `std` rules (ir/dialects/std_era.py).
+        verify(top, ERA_2019_CHECKS if parser.std_era else None)
         # The module lives until the process ends: keep the collector from
         # rescanning its (cyclic, ~1M-object) graph after every few passes.
         gc.freeze()
