@@ -23,8 +23,14 @@ closed `std` dialect refused ops it did not know.
 
 from __future__ import annotations
 
+from typing import Callable
+
+from egraft.ir.core import types as T
+from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
+from egraft.ir.core.operation import Operation
 from egraft.ir.dialects import tf_executor  # noqa: F401  (registers tf_executor._SwitchN first)
 from egraft.ir.records.registry import REGISTRY
+from egraft.ir.verifier import op_error
 
 STD_ERA_NAMES = {
     "tf_executor.SwitchN": "tf_executor._SwitchN",
@@ -33,3 +39,110 @@ STD_ERA_NAMES = {
 for _old, _new in STD_ERA_NAMES.items():
     assert _new in REGISTRY.ops, _new
     REGISTRY.legacy_names[_old] = _new
+
+
+# ------------------------------------------------------------------ the 2019 `std` verifier's rules
+#
+# Text in 2019 syntax (`ir/syntax/era.py`) is verified with these checks first
+# (`verify(top, era_checks=ERA_2019_CHECKS)`, keyed by the op's name today):
+# where 2019's `std` verifier applied another rule than today's op does, or
+# reported the same rule in other words at another point, the 2019 rule
+# decides, so a 2019 file's `expected-error` lines hold.  The ops keep
+# today's names and records; a check only raises, it never changes the IR.
+
+
+def _error(op: Operation, message: str) -> DiagnosticError:
+    """2019's `op.emitError()`: at the op, without the `'name' op` prefix."""
+    return DiagnosticError(Diagnostic("error", message, op.loc))
+
+
+def _shape(t: T.Type) -> tuple[int, ...] | None | bool:
+    """The shape 2019's `verifyCompatibleShape` compares: False for a type
+    that is not shaped, None for an unranked one."""
+    return t.shape if isinstance(t, T.ShapedType) else False
+
+
+def _shapes_compatible(a: T.Type, b: T.Type) -> bool:
+    """2019's `verifyCompatibleShape`: both shaped or neither; unranked fits
+    anything; ranked shapes of one rank whose sizes agree or are dynamic."""
+    sa, sb = _shape(a), _shape(b)
+    if sa is False or sb is False:
+        return sa is False and sb is False
+    if sa is None or sb is None:
+        return True
+    return len(sa) == len(sb) and all(x == y or T.DYNAMIC in (x, y) for x, y in zip(sa, sb))
+
+
+def _check_same_shape(op: Operation) -> None:
+    """2019's SameOperandsAndResultShape trait (verified before the op's own rules)."""
+    types = [v.type for v in op.operands] + [r.type for r in op.results]
+    if types and not all(_shapes_compatible(t, types[0]) for t in types[1:]):
+        raise op_error(op, "requires the same shape for all operands and results")
+
+
+def _cast_check(compatible: Callable[[T.Type, T.Type], bool]) -> Callable[[Operation], None]:
+    """2019's cast ops (`index_cast`, `sitofp`, `fpext`, `fptrunc`): operand and
+    result of any type, the same shape, and `areCastCompatible` decides."""
+    def check(op: Operation) -> None:
+        if len(op.operands) != 1 or len(op.results) != 1:
+            return  # the record reports the counts
+        _check_same_shape(op)
+        src, dst = op.operands[0].type, op.results[0].type
+        a, b = src, dst
+        if isinstance(a, T.VectorType) and isinstance(b, T.VectorType):
+            a, b = a.element_type, b.element_type  # equal shapes: checked above
+        if not compatible(a, b):
+            raise _error(op, f"operand type '{src}' and result type '{dst}' are cast incompatible")
+    return check
+
+
+def _float_width(t: T.Type) -> int | None:
+    return t.width if isinstance(t, T.FloatType) else None  # type: ignore[attr-defined]
+
+
+def _index_cast_ok(a: T.Type, b: T.Type) -> bool:
+    if isinstance(a, T.IndexType):
+        return isinstance(b, T.IntegerType)
+    return isinstance(b, T.IndexType) and isinstance(a, T.IntegerType)
+
+
+def _fpext_ok(a: T.Type, b: T.Type) -> bool:
+    wa, wb = _float_width(a), _float_width(b)
+    return wa is not None and wb is not None and wa < wb
+
+
+def _fptrunc_ok(a: T.Type, b: T.Type) -> bool:
+    wa, wb = _float_width(a), _float_width(b)
+    return wa is not None and wb is not None and wa > wb
+
+
+def _sitofp_ok(a: T.Type, b: T.Type) -> bool:
+    return isinstance(a, T.IntegerType) and isinstance(b, T.FloatType)
+
+
+def _int_resize_check(extends: bool) -> Callable[[Operation], None]:
+    """2019's `sexti`/`zexti`/`trunci`: `index` refused on either side (today's
+    records admit it), then the width rule in 2019's words for `trunci`."""
+    def check(op: Operation) -> None:
+        if len(op.operands) != 1 or len(op.results) != 1:
+            return
+        src, dst = T.element_type(op.operands[0].type), T.element_type(op.results[0].type)
+        if isinstance(src, T.IndexType):
+            raise _error(op, f"'{src}' is not a valid operand type")
+        if isinstance(dst, T.IndexType):
+            raise _error(op, f"'{dst}' is not a valid result type")
+        if not extends and isinstance(src, T.IntegerType) and isinstance(dst, T.IntegerType) \
+                and src.width <= dst.width:
+            raise _error(op, f"operand type '{src}' must be wider than result type '{dst}'")
+    return check
+
+
+ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
+    "arith.index_cast": _cast_check(_index_cast_ok),
+    "arith.sitofp": _cast_check(_sitofp_ok),
+    "arith.extf": _cast_check(_fpext_ok),
+    "arith.truncf": _cast_check(_fptrunc_ok),
+    "arith.extsi": _int_resize_check(True),
+    "arith.extui": _int_resize_check(True),
+    "arith.trunci": _int_resize_check(False),
+}
