@@ -1,0 +1,381 @@
+"""`inline`: MLIR's inliner for `func.call`, with the graybox RFC's wrapping inside affine code.
+
+Every `func.call` whose callee is a `func.func` with a body, resolved through the
+symbol tables (so in the same module), is replaced by the callee's body, as MLIR's
+inliner does; private callees that no longer have any use afterwards are erased.
+What the body becomes depends on where the call is:
+
+* **At the top level of an affine scope** (directly in a function's or a graybox's
+  blocks): the body is spliced in place (one block: its ops before the call, the
+  `return` operands replacing the call's results; several blocks: the caller's block
+  is split after the call and the callee's blocks go in between, each `return`
+  becoming a branch to the continuation block whose arguments are the results).
+  The callee's top-level values land at the top level of the caller's scope, where
+  they are symbols as they were in the callee, so nothing affine is lost.
+* **Nested in an op** (an `affine.for`/`affine.if`/`affine.parallel` body, or any other
+  region), with a callee that has affine ops: a symbol of the callee (its arguments,
+  its top-level values) would stop being one (loop-local values are not symbols of
+  the function's scope).  As the RFC proposes ("the inliner can simply inline functions
+  by putting the callee inside an affine graybox"), the body is wrapped in an
+  `affine.graybox` instead (the note's §1.4 rule): the call's memref operands,
+  deduplicated, become the graybox's operands and its region's arguments replace the
+  callee's memref parameters; other parameters are replaced by the call's operands
+  directly (a graybox captures non-memrefs implicitly, and values from above are
+  symbols inside it); `return` stays the terminator and the graybox's results
+  replace the call's.  Memrefs the callee allocates stay inside.  Multi-block
+  callees are fine (a graybox may hold a CFG).  The wrapper is always valid IR:
+  the callee's symbols are either at the graybox's top level or dominate it.
+  Graybox elimination then removes the wrappers whose bodies are affine-valid in
+  the caller's scope (see "Wrappers" below), which is upstream's
+  `remainsLegalAfterInline` check with a fallback instead of a refusal.
+* **Nested, callee without affine ops**: spliced in place when it has one block
+  (nothing affine can break); a multi-block callee there is not inlined, as MLIR
+  refuses to inline a CFG into a single-block region — unless the call is inside
+  affine code, where the graybox wrapper holds the CFG.
+
+Refused, as in MLIR: calls into the caller's own call-graph SCC (recursion, direct
+or mutual), calls marked `no_inline`, calls to declarations, calls whose operand or
+result types differ from the callee's signature.  One value quirk refuses too: a
+call operand bound to an index parameter that is no symbol at the inlined body's
+place (mirroring MLIR's `isValidSymbol`, a `memref.dim` of a loop-local memref is
+not a symbol inside a graybox even though it dominates it), since the callee may
+use the parameter as a symbol.
+
+Order: functions are processed callees first (the SCCs of the call graph in
+reverse topological order, Tarjan's algorithm, iterative), each once, and only the
+calls a function had when its turn came are inlined: a callee has already received
+its own inlinable callees, and a call copied in from a callee (one into a recursive
+SCC) is not inlined again, so inlining terminates.  Work is linear in the size of
+the module plus the size of the inlined copies; symbol tables are built once.
+
+Wrappers: the graybox elimination of `rewrite/structural/graybox.py` (H3) runs on the
+wrappers each function received, before that function is itself inlined elsewhere,
+when that module provides it; otherwise `inline,affine-graybox-eliminate` does it.
+Departures from MLIR: no nested optimization pipeline on callees (run `canonicalize`
+after), and no cost model (every eligible call is inlined).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from egraft.ir import Operation
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Block, Region, Value
+from egraft.ir.core.symbols import SymbolTable
+from egraft.ir.core.traits import Traits
+from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_symbol
+from egraft.ir.erasure import erase_all
+
+from egraft.passes.manager.registry import Pass, PassContext, register_pass
+from egraft.passes.transforms.symbol_dce import is_private, symbol_refs
+
+_CFG_SCOPES = ("func.func", GRAYBOX)  # scope ops whose region may hold a CFG
+
+
+def _is_memref(t: T.Type) -> bool:
+    return isinstance(t, (T.MemRefType, T.UnrankedMemRefType))
+
+
+class _Symbols:
+    """Symbol resolution with each symbol table built once (MLIR's SymbolTableCollection)."""
+
+    def __init__(self) -> None:
+        self._tables: dict[Operation, SymbolTable] = {}
+
+    def resolve(self, user: Operation, ref: A.SymbolRefAttr) -> Operation | None:
+        table_op = user if user.has_trait(Traits.SymbolTable) else SymbolTable.nearest_symbol_table(user)
+        while table_op is not None:
+            found = self._table(table_op).lookup(ref.root)
+            if found is not None:
+                for name in ref.nested:
+                    found = self._table(found).lookup(name) if found is not None else None
+                return found
+            table_op = SymbolTable.nearest_symbol_table(table_op)
+        return None
+
+    def _table(self, op: Operation) -> SymbolTable:
+        table = self._tables.get(op)
+        if table is None:
+            table = self._tables[op] = SymbolTable(op)
+        return table
+
+
+def _body(func: Operation) -> Region | None:
+    region = func.regions[0] if func.regions else None
+    return region if region is not None and region.blocks else None
+
+
+def _calls(func: Operation) -> Iterator[Operation]:
+    return (op for op in func.walk() if op.name == "func.call")
+
+
+def _sccs(funcs: list[Operation], callees: dict[Operation, list[Operation]]) -> dict[Operation, int]:
+    """Each function's SCC number; numbers follow Tarjan's order: an SCC is numbered
+    after every SCC it calls into (iterative, so deep call chains do not recurse)."""
+    index: dict[Operation, int] = {}
+    low: dict[Operation, int] = {}
+    on_stack: set[Operation] = set()
+    stack: list[Operation] = []
+    scc: dict[Operation, int] = {}
+    count = 0
+    for root in funcs:
+        if root in index:
+            continue
+        work = [(root, iter(callees[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            f, it = work[-1]
+            g = next(it, None)
+            if g is not None:
+                if g not in index:
+                    index[g] = low[g] = len(index)
+                    stack.append(g)
+                    on_stack.add(g)
+                    work.append((g, iter(callees[g])))
+                elif g in on_stack:
+                    low[f] = min(low[f], index[g])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[f])
+            if low[f] == index[f]:
+                while True:
+                    h = stack.pop()
+                    on_stack.discard(h)
+                    scc[h] = count
+                    if h is f:
+                        break
+                count += 1
+    return scc
+
+
+class _Inliner:
+    """One run of the pass over a module."""
+
+    def __init__(self, module: Operation) -> None:
+        self.module = module
+        self.symbols = _Symbols()
+        self.inlined_callees: set[Operation] = set()
+        self._has_affine: dict[Operation, bool] = {}
+
+    def callee(self, call: Operation) -> Operation | None:
+        ref = call.attr("callee")
+        target = self.symbols.resolve(call, ref) if isinstance(ref, A.SymbolRefAttr) else None
+        return target if target is not None and target.name == "func.func" and _body(target) else None
+
+    def run(self) -> list[Operation]:
+        """Inline every eligible call; returns the graybox wrappers made."""
+        funcs = [op for op in self.module.walk() if op.name == "func.func" and _body(op)]
+        callees = {f: list(dict.fromkeys(g for c in _calls(f) if (g := self.callee(c)) is not None))
+                   for f in funcs}
+        scc = _sccs(funcs, callees)
+        wrappers: list[Operation] = []
+        for f in sorted(funcs, key=scc.__getitem__):
+            for call in list(_calls(f)):
+                g = self.callee(call)
+                if g is None or scc[g] == scc[f] or not _signature_matches(call, g):
+                    continue
+                how = self.how(call, g)
+                if how is None:
+                    continue
+                done = self.inline(call, g, how)
+                if done is not None:
+                    self.inlined_callees.add(g)
+                    if isinstance(done, Operation):
+                        wrappers.append(done)
+        self.erase_dead_callees()
+        return wrappers
+
+    # ------------------------------------------------------------ one call
+
+    def has_affine_ops(self, func: Operation) -> bool:
+        """Does the callee bind values to affine dims or symbols (any affine op)?
+        Asked after the callee itself was processed, so its inlined callees count."""
+        known = self._has_affine.get(func)
+        if known is None:
+            known = self._has_affine[func] = any(op.name.startswith("affine.") for op in func.walk())
+        return known
+
+    def how(self, call: Operation, callee: Operation) -> str | None:
+        """'splice', 'cfg' (split the caller's block), 'wrap' (graybox) or None (refused)."""
+        single = len(_body(callee).blocks) == 1  # type: ignore[union-attr]
+        if _at_scope_top(call):
+            return "splice" if single else "cfg"
+        if self.has_affine_ops(callee) or _in_affine_code(call):
+            return "wrap"
+        return "splice" if single else None
+
+    def inline(self, call: Operation, callee: Operation, how: str) -> Operation | bool | None:
+        """Replace `call` by `callee`'s body as `how` says: the graybox made, True, or
+        None when a call operand is no symbol where the callee needs one."""
+        affine = self.has_affine_ops(callee)
+        if how == "wrap":
+            return _wrap(call, callee, affine)
+        if affine and not _symbols_ok(call, callee, call.parent_region):  # type: ignore[arg-type]
+            return None
+        if how == "cfg":
+            _splice_cfg(call, callee)
+        else:
+            _splice_block(call, callee)
+        return True
+
+    # ------------------------------------------------------------ callees left unused
+
+    def erase_dead_callees(self) -> None:
+        """Erase private callees whose calls were inlined and that nothing refers to
+        any more (also through other dead callees), as MLIR's inliner does."""
+        uses: dict[Operation, int] = {}
+        refs_in: dict[Operation, list[Operation]] = {}
+        for top in self.module.walk(skip=lambda o: o.name == "func.func"):
+            owner = top if top.name == "func.func" else None
+            for op in top.walk() if owner is not None else (top,):
+                for ref in symbol_refs(op):
+                    target = self.symbols.resolve(op, ref)
+                    if target is None or target is owner:
+                        continue
+                    uses[target] = uses.get(target, 0) + 1
+                    if owner is not None:
+                        refs_in.setdefault(owner, []).append(target)
+        candidates = {f for f in self.inlined_callees if is_private(f)}
+        dead = [f for f in candidates if uses.get(f, 0) == 0]
+        erased = set(dead)
+        while dead:
+            f = dead.pop()
+            for target in refs_in.get(f, ()):
+                uses[target] -= 1
+                if uses[target] == 0 and target in candidates and target not in erased:
+                    erased.add(target)
+                    dead.append(target)
+        erase_all(erased)
+
+
+def _signature_matches(call: Operation, callee: Operation) -> bool:
+    """Not `no_inline`, and the call's operand and result types are the callee's."""
+    if call.attr("no_inline") is not None:
+        return False
+    ftype = callee.attr("function_type")
+    inputs = [a.type for a in _body(callee).blocks[0].args]  # type: ignore[union-attr]
+    results = list(ftype.value.results) if ftype is not None else []  # type: ignore[attr-defined]
+    return inputs == call.operand_types and results == call.result_types
+
+
+def _at_scope_top(call: Operation) -> bool:
+    """Is the call directly in the blocks of a function or graybox scope?"""
+    scope = get_affine_scope(call)
+    return scope is not None and call.parent_region is scope and scope.parent is not None \
+        and scope.parent.name in _CFG_SCOPES
+
+
+def _in_affine_code(call: Operation) -> bool:
+    """Is the call inside an affine loop or conditional of its scope?"""
+    cur = call.parent_op
+    while cur is not None and not cur.has_trait(Traits.AffineScope):
+        if cur.name in ("affine.for", "affine.if", "affine.parallel"):
+            return True
+        cur = cur.parent_op
+    return False
+
+
+def _symbols_ok(call: Operation, callee: Operation, region: Region) -> bool:
+    """Does every call operand bound to a used index parameter stay a symbol in `region`?"""
+    entry = _body(callee).blocks[0]  # type: ignore[union-attr]
+    return all(is_valid_symbol(v, region) for a, v in zip(entry.args, call.operands)
+               if a.type is T.index and a.uses)
+
+
+def _clone_body(callee: Operation, dest: Region) -> Block:
+    """Clone the callee's blocks into `dest`; returns the cloned entry block."""
+    src = _body(callee)
+    first = len(dest.blocks)
+    src.clone_into(dest, {})  # type: ignore[union-attr]
+    return dest.blocks[first]
+
+
+def _bind_entry_args(entry: Block, values: list[Value]) -> None:
+    """Replace the uses of the cloned entry block's arguments by `values`, then drop them."""
+    for arg, value in zip(entry.args, values):
+        arg.replace_all_uses_with(value)
+    for _ in range(len(values)):
+        entry.erase_argument(0)
+
+
+def _splice_block(call: Operation, callee: Operation) -> None:
+    mapping: dict[Value, Value] = dict(zip(_body(callee).blocks[0].args, call.operands))  # type: ignore[union-attr]
+    block = call.parent
+    ret = None
+    for op in _body(callee).blocks[0]:  # type: ignore[union-attr]
+        if op.name == "func.return":
+            ret = op
+            continue
+        block.insert_before(call, op.clone(mapping))  # type: ignore[union-attr]
+    results = [mapping.get(v, v) for v in ret.operands] if ret is not None else []
+    call.replace_all_uses_with(results)
+    call.erase()
+
+
+def _splice_cfg(call: Operation, callee: Operation) -> None:
+    """Split the caller's block after the call and put the callee's blocks in between."""
+    block: Block = call.parent  # type: ignore[assignment]
+    region: Region = block.parent  # type: ignore[assignment]
+    cont = Block(call.result_types)
+    rest = call.next
+    while rest is not None:
+        nxt = rest.next
+        cont.append(rest.detach())
+        rest = nxt
+    scratch = Region()
+    entry = _clone_body(callee, scratch)
+    _bind_entry_args(entry, list(call.operands))
+    for b in scratch.blocks:
+        term = b.last
+        if term is not None and term.name == "func.return":
+            b.insert_before(term, Operation.create("cf.br", list(term.operands), successors=[cont], loc=term.loc))
+            term.erase()
+    at = region.blocks.index(block) + 1
+    new_blocks = [*scratch.blocks, cont]
+    for b in new_blocks:
+        b.parent = region
+    region.blocks[at:at] = new_blocks
+    call.replace_all_uses_with(list(cont.args))
+    block.insert_before(call, Operation.create("cf.br", successors=[entry], loc=call.loc))
+    call.erase()
+
+
+def _wrap(call: Operation, callee: Operation, has_affine: bool) -> Operation | None:
+    """Replace the call by an `affine.graybox` holding the callee's body (None: refused)."""
+    memrefs = list(dict.fromkeys(v for v in call.operands if _is_memref(v.type)))
+    graybox = Operation.create(GRAYBOX, memrefs, call.result_types, regions=1, loc=call.loc)
+    call.parent.insert_before(call, graybox)  # type: ignore[union-attr]
+    region = graybox.regions[0]
+    if has_affine and not _symbols_ok(call, callee, region):
+        graybox.erase()
+        return None
+    entry = _clone_body(callee, region)
+    region_args = {m: entry.add_argument(m.type, call.loc) for m in memrefs}
+    _bind_entry_args(entry, [region_args.get(v, v) for v in call.operands])
+    call.replace_all_uses_with(graybox)
+    call.erase()
+    return graybox
+
+
+@register_pass
+@attrs.define
+class Inline(Pass):
+    """MLIR's inliner for `func.call` of functions with bodies in the module, callees first
+    (recursive SCCs refused); inside affine code the callee is wrapped in an `affine.graybox`
+    (the graybox RFC) and graybox elimination removes the wrapper where the body is
+    affine-valid in the caller; private callees left without uses are erased."""
+
+    NAME = "inline"
+    SUMMARY = "Inline function calls"
+    ANCHOR = "builtin.module"
+
+    def run(self, op: Operation, ctx: PassContext) -> None:
+        _Inliner(op).run()
