@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
 from egraft.ir.core.operation import Operation
@@ -137,6 +138,91 @@ def _int_resize_check(extends: bool) -> Callable[[Operation], None]:
     return check
 
 
+def _like(t: T.Type, kinds: tuple[type, ...], width: int | None = None) -> bool:
+    """2019's `IntegerLike`/`FloatLike`/`BoolLike`: the type, or a vector or tensor of it."""
+    e = t.element_type if isinstance(t, (T.VectorType, T.RankedTensorType, T.UnrankedTensorType)) else t
+    return isinstance(e, kinds) and (width is None or getattr(e, "width", None) == width)
+
+
+_INTEGER_LIKE = ((T.IntegerType, T.IndexType), None, "integer-like")
+_FLOAT_LIKE = ((T.FloatType,), None, "floating-point-like")
+_BOOL_LIKE = ((T.IntegerType,), 1, "bool-like")
+
+
+_Rule = tuple[tuple[type, ...], "int | None", str]
+
+
+def _check_constraints(op: Operation, operands: _Rule, results: _Rule) -> None:
+    """2019's generated operand and result checks, in 2019's constraint names."""
+    for what, values, rule in (("operand", op.operands, operands), ("result", op.results, results)):
+        if rule is None:
+            continue
+        kinds, width, name = rule
+        for i, v in enumerate(values):
+            if not _like(v.type, kinds, width):
+                raise op_error(op, f"{what} #{i} must be {name}, but got '{v.type}'")
+
+
+def _check_same_operand_types(op: Operation) -> None:
+    """2019's SameTypeOperands trait."""
+    if any(v.type is not op.operands[0].type for v in op.operands[1:]):
+        raise op_error(op, "requires all operands to have the same type")
+
+
+def _check_cmpi(op: Operation) -> None:
+    """2019's `cmpi`: traits, then the predicate (an attribute constraint of
+    its ODS record, so before the operands), operands, result."""
+    _check_same_operand_types(op)
+    _check_same_shape(op)
+    pred = op.attr("predicate")
+    if pred is None:
+        raise op_error(op, "requires attribute 'predicate'")
+    cases = ", ".join(str(i) for i in range(10))
+    if not isinstance(pred, A.IntegerAttr) or pred.type is not T.i64 or not 0 <= pred.value < 10:
+        raise op_error(op, f"attribute 'predicate' failed to satisfy constraint: allowed 64-bit integer cases: {cases}")
+    _check_constraints(op, _INTEGER_LIKE, _BOOL_LIKE)
+
+
+def _check_cmpf(op: Operation) -> None:
+    """2019's `cmpf`: traits, operands, result, then its hand-written predicate check."""
+    _check_same_operand_types(op)
+    _check_same_shape(op)
+    _check_constraints(op, _FLOAT_LIKE, _BOOL_LIKE)
+    pred = op.attr("predicate")
+    if not isinstance(pred, A.IntegerAttr):
+        raise op_error(op, "requires an integer attribute named 'predicate'")
+    if not 0 <= pred.value < 16:
+        raise op_error(op, "'predicate' attribute value out of range")
+
+
+def _check_select(op: Operation) -> None:
+    """2019's `select`: same shape for all, a bool-like condition, then its
+    hand-written check that both choices have one type."""
+    _check_same_shape(op)
+    if len(op.operands) != 3:
+        return
+    if not _like(op.operands[0].type, *_BOOL_LIKE[:2]):
+        raise op_error(op, f"operand #0 must be bool-like, but got '{op.operands[0].type}'")
+    if op.operands[1].type is not op.operands[2].type:
+        raise op_error(op, "requires 'true' and 'false' arguments to be of the same type")
+
+
+def _check_constant(op: Operation) -> None:
+    """2019's `constant`: the attribute's type (none for an untyped one, such
+    as a string) must be the result type; then the kinds it accepted."""
+    value = op.attr("value")
+    if value is None:
+        raise op_error(op, "requires a 'value' attribute")
+    vtype = getattr(value, "type", None)
+    rtype = op.results[0].type if op.results else None
+    if vtype is not None and vtype is not rtype:
+        raise op_error(op, f"requires attribute's type ('{vtype}') to match op's return type ('{rtype}')")
+    if isinstance(value, (A.IntegerAttr, A.FloatAttr, A.DenseElementsAttr)) or \
+            (isinstance(rtype, T.NoneType) and isinstance(value, A.UnitAttr)):
+        return
+    raise op_error(op, f"unsupported 'value' attribute: {value}")
+
+
 ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.index_cast": _cast_check(_index_cast_ok),
     "arith.sitofp": _cast_check(_sitofp_ok),
@@ -145,4 +231,8 @@ ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.extsi": _int_resize_check(True),
     "arith.extui": _int_resize_check(True),
     "arith.trunci": _int_resize_check(False),
+    "arith.cmpi": _check_cmpi,
+    "arith.cmpf": _check_cmpf,
+    "arith.select": _check_select,
+    "arith.constant": _check_constant,
 }
