@@ -1,0 +1,313 @@
+"""`graybox-eliminate`: an `affine.graybox` spliced into its parent block where the affine rules allow it.
+
+A graybox runs its single region exactly once, in place, with its region arguments bound to its
+memref operands (docs/graybox.md). Splicing its one block before it (arguments replaced by the
+operands, results by the returned values) therefore computes the same memory and values: the
+rewrite is sound whenever the result is valid IR. What can make it invalid is only the affine
+dimension and symbol rules: a value that is a symbol inside the graybox (defined at its top level,
+or dominating it) may be neither symbol nor dimension in the enclosing affine scope. Elimination
+is legal iff (the note's E1/E2, /work/shared/notes/graybox-semantics-and-encoding.md §1.1):
+
+* E1: the region is one block ended by `return` (a multi-block body is a CFG, which only
+  lowering may splice; an empty region without results is erased);
+* E2: after the splice, every dimension operand of every affine op that moved (through nested
+  loops and ifs, and into nested grayboxes, whose `dim`-derived symbols can change too) is a valid
+  dimension in its scope, and every symbol operand is a valid symbol or, failing that, a valid
+  dimension; such an operand is *demoted* (moved from the map's symbols to its dimensions), which
+  evaluates the same. Users of the graybox's results are checked too (a returned value replaces
+  the result, and may be a symbol where the result was not, or the reverse).
+
+Legality is judged with `affine_dims.is_valid_symbol`/`is_valid_dim` on the spliced IR itself: the
+splice is made, checked, and undone from a journal when it fails. Nothing beyond the graybox's
+own body is walked, so a pass over n ops makes O(n) work per level of graybox nesting.
+
+Departure from the note's encoding (§2): the note eliminates by unioning a graybox's region
+leaves with its operands on the e-graph, which needs a context-keyed extractor (§2.4). Legal
+elimination is always profitable (a graybox only hides code from affine analyses), so there is no
+choice for extraction to make; it is IR surgery here, as a structural step rule sets can name.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from typing import Sequence
+
+from egraft.ir import Operation
+from egraft.ir.core import affine as AF
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Block, Region, Value
+from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_dim, is_valid_symbol
+from egraft.patterns.memref_affine_rules import substitute
+
+RETURN = "func.return"
+
+#: Ops through which a value's dim/symbol standing reaches an affine op's operand (`affine_dims`
+#: derives an apply's from its operands, a `dim`'s from its memref, a sized allocation's sizes).
+_DERIVING = frozenset({"affine.apply", "memref.dim", "memref.cast", "memref.alloc", "memref.alloca",
+                       "memref.view", "memref.subview"})
+
+
+# ------------------------------------------------------------------ an undo journal of IR edits
+
+
+class Journal:
+    """The edits of a tentative splice, undone in reverse by `rollback` (each entry restores the
+    IR to the state before its edit, so the reverse order restores the original exactly)."""
+
+    def __init__(self) -> None:
+        self._undo: list[Callable[[], None]] = []
+
+    def redirect(self, old: Value, new: Value, where: Callable[[Operation], bool] | None = None) -> None:
+        """Uses of `old` by users satisfying `where` (all if None) now read `new`."""
+        slots = _redirect(old, new, where)
+        if slots:
+            self._undo.append(lambda: _redirect_slots(slots, new, old))
+
+    def move_before(self, op: Operation, anchor: Operation) -> None:
+        self._record_position(op)
+        op.move_before(anchor)
+
+    def append(self, op: Operation, block: Block) -> None:
+        """Move `op` (in a block or not) to the end of `block`."""
+        if op.parent is not None:
+            self._record_position(op)
+            op.detach()
+        else:
+            self._undo.append(lambda: op.erase())
+        block.append(op)
+
+    def created(self, op: Operation) -> None:
+        """`op` was created by the splice: rollback erases it (after its contents went back)."""
+        self._undo.append(lambda: op.erase())
+
+    def _record_position(self, op: Operation) -> None:
+        block, nxt = op.parent, op.next
+
+        def put_back() -> None:
+            op.detach()
+            if nxt is not None:
+                block.insert_before(nxt, op)  # type: ignore[union-attr]
+            else:
+                block.append(op)  # type: ignore[union-attr]
+        self._undo.append(put_back)
+
+    def rollback(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+def _redirect(old: Value, new: Value, where: Callable[[Operation], bool] | None) -> list[tuple[Operation, int]]:
+    """Point the operand slots reading `old` (of users satisfying `where`) at `new`; the slots changed.
+    Use lists are rebuilt once, so a value read 100k times costs O(uses)."""
+    slots = []
+    for user in old.users:
+        if where is not None and not where(user):
+            continue
+        for i, v in enumerate(user.operands):
+            if v is old:
+                user.operands[i] = new
+                new.uses.append(user)
+                slots.append((user, i))
+    if slots:
+        _drop_uses(old, slots)
+    return slots
+
+
+def _redirect_slots(slots: list[tuple[Operation, int]], current: Value, back: Value) -> None:
+    for user, i in slots:
+        user.operands[i] = back
+        back.uses.append(user)
+    _drop_uses(current, slots)
+
+
+def _drop_uses(value: Value, slots: list[tuple[Operation, int]]) -> None:
+    """Remove one use entry of `value` per slot."""
+    left = Counter(user for user, _ in slots)
+    kept = []
+    for user in value.uses:
+        if left[user]:
+            left[user] -= 1
+        else:
+            kept.append(user)
+    value.uses[:] = kept
+
+
+# ------------------------------------------------------------------ affine operands: check and demote
+
+
+def map_groups(op: Operation) -> list[tuple[str, int, int]]:
+    """Each affine map or integer set of `op` binding SSA operands: (attribute name, index of its
+    first operand, operand count). Empty for ops that bind none."""
+    name = op.name
+    if name in ("affine.load", "affine.vector_load"):
+        return [("map", 1, len(op.operands) - 1)]
+    if name in ("affine.store", "affine.vector_store"):
+        return [("map", 2, len(op.operands) - 2)]
+    if name in ("affine.apply", "affine.min", "affine.max"):
+        return [("map", 0, len(op.operands))]
+    if name == "affine.if":
+        return [("condition", 0, len(op.operands))]
+    if name == "affine.for":
+        lb, ub, _ = op.attr("operandSegmentSizes").values
+        return [("lowerBoundMap", 0, lb), ("upperBoundMap", lb, ub)]
+    if name == "affine.parallel":
+        amap = op.attr("lowerBoundsMap").value
+        n = amap.num_dims + amap.num_symbols
+        return [("lowerBoundsMap", 0, n), ("upperBoundsMap", n, len(op.operands) - n)]
+    return []
+
+
+#: A symbol operand to demote: (op, attribute name, first operand of the group, symbol positions).
+Demotion = tuple[Operation, str, int, tuple[int, ...]]
+
+
+def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation] = ()) -> list[Demotion] | None:
+    """E2 on every op of `trees` and everything nested in them, and on the ops of `alone`
+    themselves (users of a replaced value: what they hold did not move): None if some dimension operand is
+    not a valid dimension (or a symbol operand neither symbol nor dimension) in its scope; else
+    the symbol operands to demote. `affine.apply` binds no checked operands (MLIR verifies none:
+    its users' checks see through it), but its symbols are demoted like the others'."""
+    demotions: list[Demotion] = []
+    for op, scope in chain(_walk_with_scopes(trees), ((op, get_affine_scope(op)) for op in alone)):
+        for attr, start, count in map_groups(op):
+            if not count:
+                continue
+            num_dims = op.attr(attr).value.num_dims
+            operands = op.operands[start:start + count]
+            strict = op.name != "affine.apply"
+            if strict and not all(is_valid_dim(v, scope) for v in operands[:num_dims]):
+                return None
+            demote = []
+            for j, v in enumerate(operands[num_dims:]):
+                if is_valid_symbol(v, scope):
+                    continue
+                if is_valid_dim(v, scope):
+                    demote.append(j)
+                elif strict:
+                    return None
+            if demote:
+                demotions.append((op, attr, start, tuple(demote)))
+    return demotions
+
+
+def _walk_with_scopes(ops: Iterable[Operation]) -> Iterator[tuple[Operation, Region | None]]:
+    """Every op in `ops` and nested in them, with its affine scope (found once per root and
+    per nested graybox, not climbed for each op)."""
+    stack: list[tuple[Operation, Region | None]] = [(op, get_affine_scope(op)) for op in ops]
+    stack.reverse()
+    while stack:
+        op, scope = stack.pop()
+        yield op, scope
+        if not op.regions:
+            continue
+        children = []
+        for region in op.regions:
+            inner = region if op.name == GRAYBOX else scope
+            children.extend((child, inner) for block in region.blocks for child in block)
+        stack.extend(reversed(children))
+
+
+def apply_demotions(demotions: Sequence[Demotion]) -> None:
+    """Move each listed symbol operand to a new dimension of its map or set (the same value
+    bound to a dimension: the map computes the same)."""
+    for op, attr, start, positions in demotions:
+        value = op.attr(attr).value
+        nd, ns = value.num_dims, value.num_symbols
+        moved = set(positions)
+        kept = [j for j in range(ns) if j not in moved]
+        dims: list[AF.AffineExpr] = [AF.Dim(i) for i in range(nd)]
+        syms: list[AF.AffineExpr] = [AF.Symbol(0)] * ns
+        for t, j in enumerate(positions):
+            syms[j] = AF.Dim(nd + t)
+        for t, j in enumerate(kept):
+            syms[j] = AF.Symbol(t)
+        if isinstance(value, AF.IntegerSet):
+            new_attr: A.Attribute = A.IntegerSetAttr(AF.IntegerSet(
+                nd + len(positions), len(kept), [(substitute(e, dims, syms), eq) for e, eq in value.constraints]))
+        else:
+            new_attr = A.AffineMapAttr(AF.AffineMap(nd + len(positions), len(kept),
+                                                    [substitute(e, dims, syms) for e in value.results]))
+        group = op.operands[start:start + nd + ns]
+        reordered = [*group[:nd], *(group[nd + j] for j in positions), *(group[nd + j] for j in kept)]
+        op.set_operands([*op.operands[:start], *reordered, *op.operands[start + nd + ns:]])
+        op.set_attr(attr, new_attr)
+
+
+# ------------------------------------------------------------------ elimination
+
+
+def single_block_body(graybox: Operation) -> Block | None:
+    """The graybox's block if it has exactly one, ended by `return` (E1), else None."""
+    blocks = graybox.regions[0].blocks
+    if len(blocks) != 1 or blocks[0].last is None or blocks[0].last.name != RETURN:
+        return None
+    return blocks[0]
+
+
+def splice(graybox: Operation, journal: Journal) -> list[Operation]:
+    """Move the body of a single-block graybox before it, region arguments replaced by the
+    operands and results by the returned values (edits journaled). Returns the moved ops."""
+    body = graybox.regions[0].blocks[0]
+    for arg, operand in zip(body.args, graybox.operands):
+        journal.redirect(arg, operand)
+    moved = body.ops[:-1]
+    for op in moved:
+        journal.move_before(op, graybox)
+    for result, value in zip(graybox.results, body.last.operands):  # type: ignore[union-attr]
+        journal.redirect(result, value)
+    return moved
+
+
+def result_users(values: Iterable[Value]) -> list[Operation]:
+    """The users of `values`, followed through the ops that pass a dim/symbol standing on
+    (`_DERIVING`): every op whose affine operands may change standing when `values` do."""
+    seen: set[Operation] = set()
+    found: list[Operation] = []
+    stack = [user for v in values for user in v.users]
+    while stack:
+        user = stack.pop()
+        if user in seen:
+            continue
+        seen.add(user)
+        found.append(user)
+        if user.name in _DERIVING:
+            stack.extend(u for r in user.results for u in r.users)
+    return found
+
+
+def eliminate_graybox(graybox: Operation) -> bool:
+    """Eliminate `graybox` if E1 and E2 hold (module doc): splice its block into the parent
+    block, demote symbols that became dimensions, erase it. Returns whether it did.
+
+    This is what the inliner calls on the grayboxes it wraps callees in."""
+    region = graybox.regions[0]
+    if not region.blocks:
+        if graybox.results:
+            return False
+        graybox.erase()
+        return True
+    if single_block_body(graybox) is None:
+        return False
+    journal = Journal()
+    outside = result_users(graybox.results)
+    moved = splice(graybox, journal)
+    demotions = check_affine_operands(moved, outside)
+    if demotions is None:
+        journal.rollback()
+        return False
+    apply_demotions(demotions)
+    graybox.erase()
+    return True
+
+
+def eliminate_grayboxes(root: Operation) -> int:
+    """`graybox-eliminate`: every graybox under `root` eliminated where legal, outermost first
+    (an outer graybox gone, the inner ones are judged in the scope they then sit in). One walk;
+    each elimination checks only its own body. Returns how many went."""
+    done = 0
+    for graybox in [op for op in root.walk() if op.name == GRAYBOX and op is not root]:
+        done += eliminate_graybox(graybox)
+    return done
