@@ -6,11 +6,14 @@ tests/cli/test_docs.py fails while this file is stale.
 """
 
 PASS_MODULES: dict[str, str] = {
+    "affine-graybox-eliminate": "egraft.passes.transforms.affine_graybox",
+    "affine-graybox-hoist": "egraft.passes.transforms.affine_graybox",
     "apply-rules": "egraft.passes.transforms.apply_rules",
     "canonicalize": "egraft.passes.transforms.canonicalize",
     "cse": "egraft.passes.transforms.cse",
     "dce": "egraft.passes.transforms.dce",
     "eqsat": "egraft.passes.transforms.eqsat",
+    "inline": "egraft.passes.transforms.inline",
     "symbol-dce": "egraft.passes.transforms.symbol_dce",
     "tf-executor-break-up-islands": "egraft.passes.tf.break_up_islands",
     "tf-executor-graph-pruning": "egraft.passes.tf.graph_pruning",
