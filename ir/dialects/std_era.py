@@ -23,8 +23,10 @@ closed `std` dialect refused ops it did not know.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
+from egraft.ir.core import affine as AE
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
@@ -223,6 +225,146 @@ def _check_constant(op: Operation) -> None:
     raise op_error(op, f"unsupported 'value' attribute: {value}")
 
 
+# ------------------------------------------------------------------ 2019 views: strided layouts
+
+_Strided = tuple[list["int | None"], "int | None"]  # strides, offset; None = dynamic
+
+
+def _linear_parts(e: AE.AffineExpr, strides: list[list[AE.AffineExpr]], offset: list[AE.AffineExpr]) -> bool:
+    """Split a layout expression into per-dimension stride terms and offset
+    terms (2019's `getStridesAndOffset`); False when it is not of the form
+    sum(d_i * stride_i) + offset with symbol-or-constant strides."""
+    if isinstance(e, AE.Dim):
+        strides[e.pos].append(AE.Const(1))
+        return True
+    if e.is_symbolic_or_constant():
+        offset.append(e)
+        return True
+    if isinstance(e, AE.Binary) and e.kind == "add":
+        return _linear_parts(e.lhs, strides, offset) and _linear_parts(e.rhs, strides, offset)
+    if isinstance(e, AE.Binary) and e.kind == "mul":
+        for dim, factor in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(dim, AE.Dim) and factor.is_symbolic_or_constant():
+                strides[dim.pos].append(factor)
+                return True
+    return False
+
+
+def _static_sum(parts: list[AE.AffineExpr]) -> int | None:
+    """The sum of constant terms; None (dynamic) when a symbol is among them."""
+    if not all(isinstance(p, AE.Const) for p in parts):
+        return None
+    return sum(p.value for p in parts)  # type: ignore[attr-defined]
+
+
+_STRIDED_TEXT = re.compile(r"strided<\[([^\]]*)\](?:,\s*offset:\s*(\?|-?\d+))?>")
+
+
+def strides_and_offset(t: T.MemRefType) -> _Strided | None:
+    """2019's `getStridesAndOffset`: the strides and offset of a memref's
+    layout (None entries are dynamic), or None when the layout is not strided."""
+    layout = t.layout
+    if layout is None:
+        strides: list[int | None] = []
+        running: int | None = 1
+        for size in reversed(t.shape):
+            strides.append(running)
+            running = None if running is None or size == T.DYNAMIC else running * size
+        return strides[::-1], 0
+    if isinstance(layout, A.VerbatimAttr):
+        m = _STRIDED_TEXT.fullmatch(layout.text)
+        if m is None:
+            return None
+        def number(text: str | None) -> int | None:
+            return None if text == "?" else int(text or 0)
+        return [number(x.strip()) for x in m.group(1).split(",") if x.strip()], number(m.group(2))
+    if not isinstance(layout, A.AffineMapAttr) or len(layout.value.results) != 1:
+        return None
+    parts: list[list[AE.AffineExpr]] = [[] for _ in range(layout.value.num_dims)]
+    offset: list[AE.AffineExpr] = []
+    if not _linear_parts(layout.value.results[0], parts, offset):
+        return None
+    return [_static_sum(p) for p in parts], _static_sum(offset)
+
+
+def _same_memory_space(a: T.MemRefType, b: T.MemRefType) -> bool:
+    """Memory space 0 is the default one (2019 printed `memref<4xf32, 0>` without it)."""
+    def number(t: T.MemRefType):
+        space = t.memory_space
+        return 0 if space is None else getattr(space, "value", space)
+    return number(a) == number(b)
+
+
+def _check_view(op: Operation) -> None:
+    """2019's `view`: a 1-D i8 buffer with an identity layout, into a strided
+    memref of the same memory space, one operand per dynamic size (and one
+    for a dynamic offset), dynamic strides outside every dynamic size."""
+    if not op.operands or not op.results:
+        return
+    base, view = op.operands[0].type, op.results[0].type
+    if not (isinstance(base, T.MemRefType) and base.rank == 1 and base.element_type == T.i8):
+        raise op_error(op, f"operand #0 must be 1D memref of 8-bit integer values, but got '{base}'")
+    if not isinstance(view, T.MemRefType):
+        return
+    if base.layout is not None and not (isinstance(base.layout, A.AffineMapAttr) and base.layout.value.is_identity()):
+        raise _error(op, f"unsupported map for base memref '{base}'")
+    if not _same_memory_space(base, view):
+        raise _error(op, f"different memory spaces specified for base memref type '{base}' "
+                         f"and view memref type '{view}'")
+    strided = strides_and_offset(view)
+    if strided is None:
+        raise _error(op, f"result type '{view}' is not strided")
+    strides, offset = strided
+    expected = 1 + sum(1 for d in view.shape if d == T.DYNAMIC) + (offset is None)
+    if len(op.operands) != expected:
+        raise _error(op, f"incorrect number of operands for type '{view}'")
+    dynamic = False
+    for i in range(view.rank - 2, -1, -1):
+        dynamic = dynamic or view.shape[i + 1] == T.DYNAMIC
+        if dynamic and strides[i] is not None:
+            raise _error(op, f"incorrect dynamic strides in view memref type '{view}'")
+
+
+def _check_subview(op: Operation) -> None:
+    """2019's `subview %m[offsets][sizes][strides]`: each list empty or one
+    value per dimension; a static result shape exactly when no sizes are
+    given; dynamic offset and strides wherever they can vary."""
+    if not op.operands or not op.results or op.opdef is None:
+        return
+    base, sub = op.operands[0].type, op.results[0].type
+    if not isinstance(base, T.MemRefType) or not isinstance(sub, T.MemRefType):
+        return
+    groups = op.opdef.operand_groups(op)
+    n_offsets, n_sizes, n_strides = (len(groups[k]) for k in ("offsets", "sizes", "strides"))
+    if base.rank != sub.rank:
+        raise _error(op, "expected rank of result type to match rank of base type ")
+    if not _same_memory_space(base, sub):
+        raise _error(op, f"different memory spaces specified for base memref type '{base}' "
+                         f"and subview memref type '{sub}'")
+    base_strided, sub_strided = strides_and_offset(base), strides_and_offset(sub)
+    if base_strided is None:
+        raise _error(op, f"base type '{sub}' is not strided")  # 2019 named the result type here
+    if sub_strided is None:
+        raise _error(op, f"result type '{sub}' is not strided")
+    for count, what in ((n_offsets, "offsets"), (n_sizes, "sizes"), (n_strides, "strides")):
+        if count not in (0, sub.rank):
+            raise _error(op, f"expected number of dynamic {what} specified to match the rank of the "
+                             f"result type '{sub}'")
+    if sub.has_static_shape == (n_sizes != 0):
+        raise _error(op, "invalid to specify dynamic sizes when subview result type is statically shaped "
+                         "and viceversa")
+    if n_sizes and any(d != T.DYNAMIC for d in sub.shape):
+        raise _error(op, "expected shape of result type to be fully dynamic when sizes are specified")
+    (base_strides, base_offset), (sub_strides, sub_offset) = base_strided, sub_strided
+    if (n_offsets or base_offset is None or None in base_strides) and sub_offset is not None:
+        raise _error(op, "expected result memref layout map to have dynamic offset")
+    if n_strides and any(s is not None for s in sub_strides):
+        raise _error(op, "expected result type to have dynamic strides")
+    if any(b is None and s is not None for b, s in zip(base_strides, sub_strides)):
+        raise _error(op, "expected result type to have dynamic stride along a dimension if the base "
+                         "memref type has dynamic stride along that dimension")
+
+
 ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.index_cast": _cast_check(_index_cast_ok),
     "arith.sitofp": _cast_check(_sitofp_ok),
@@ -235,4 +377,6 @@ ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.cmpf": _check_cmpf,
     "arith.select": _check_select,
     "arith.constant": _check_constant,
+    "memref.view": _check_view,
+    "memref.subview": _check_subview,
 }
