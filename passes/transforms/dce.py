@@ -32,8 +32,9 @@ def dead_ops(top: Operation) -> list[Operation]:
             continue
         roots.append(op)
         inner = set(op.walk())
+        newly_dead = inner - dead  # a nested op found dead first has had its operands counted
         dead |= inner
-        for nested in inner:
+        for nested in newly_dead:
             for v in nested.operands:
                 definer = v.owner_op
                 if definer is None or definer in dead or definer in inner:
