@@ -31,7 +31,11 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.diagnostics import Diagnostic, DiagnosticError
 from egraft.ir.core.operation import Operation
+from egraft.ir.core.traits import Traits
 from egraft.ir.dialects import tf_executor  # noqa: F401  (registers tf_executor._SwitchN first)
+from egraft.ir.records import constraints as C
+from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
+from egraft.ir.records.opdef import OpDef, Variadic
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.verifier import op_error
 
@@ -299,8 +303,6 @@ def _check_view(op: Operation) -> None:
     """2019's `view`: a 1-D i8 buffer with an identity layout, into a strided
     memref of the same memory space, one operand per dynamic size (and one
     for a dynamic offset), dynamic strides outside every dynamic size."""
-    if not op.operands or not op.results:
-        return
     base, view = op.operands[0].type, op.results[0].type
     if not (isinstance(base, T.MemRefType) and base.rank == 1 and base.element_type == T.i8):
         raise op_error(op, f"operand #0 must be 1D memref of 8-bit integer values, but got '{base}'")
@@ -329,12 +331,10 @@ def _check_subview(op: Operation) -> None:
     """2019's `subview %m[offsets][sizes][strides]`: each list empty or one
     value per dimension; a static result shape exactly when no sizes are
     given; dynamic offset and strides wherever they can vary."""
-    if not op.operands or not op.results or op.opdef is None:
-        return
     base, sub = op.operands[0].type, op.results[0].type
     if not isinstance(base, T.MemRefType) or not isinstance(sub, T.MemRefType):
         return
-    groups = op.opdef.operand_groups(op)
+    groups = STD_SUBVIEW.operand_groups(op)
     n_offsets, n_sizes, n_strides = (len(groups[k]) for k in ("offsets", "sizes", "strides"))
     if base.rank != sub.rank:
         raise _error(op, "expected rank of result type to match rank of base type ")
@@ -377,6 +377,60 @@ ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.cmpf": _check_cmpf,
     "arith.select": _check_select,
     "arith.constant": _check_constant,
-    "memref.view": _check_view,
-    "memref.subview": _check_subview,
 }
+
+
+# ------------------------------------------------------------------ 2019 view and subview records
+#
+# 2019's `view %buf[offset?][sizes]` and `subview %m[offsets][sizes][strides]`
+# have no faithful spelling today: their offset counted elements of a strided
+# result layout (today's `memref.view` takes a byte shift and an identity
+# result), and their lists were each empty (static, read from the result type)
+# or one value per dimension (today's `memref.subview` needs a static entry per
+# dimension).  So they read as records of their own, `std.view` and
+# `std.subview`, verified by 2019's rules above and printed in 2019's form.
+
+
+def _parse_2019_view(p: FormParser) -> Operation:
+    source = p.parse_operand_ref()
+    lists = [p.parse_operand_ref_list("[]") for _ in range(2 if p.op_name == "std.view" else 3)]
+    attrs = p.parse_optional_attr_dict()
+    p.parse_punct(":")
+    src = p.parse_type()
+    p.parse_keyword("to")
+    dst = p.parse_type()
+    operands = [p.resolve_operand(source, src)]
+    for refs in lists:
+        operands += p.resolve_operands(refs, [T.index] * len(refs))
+    attrs["operandSegmentSizes"] = A.DenseArrayAttr(T.i32, (1, *(len(r) for r in lists)))
+    return p.create_op(operands=operands, result_types=[dst], attributes=attrs)
+
+
+def _print_2019_view(pr: FormPrinter, op: Operation) -> None:
+    pr.write(pr.op_name_text(op) + " ")
+    pr.print_operand(op.operands[0])
+    for name, values in op.opdef.operand_groups(op).items():
+        if name != "source":
+            pr.write("[")
+            pr.print_operands(values)
+            pr.write("]")
+    pr.print_op_attr_dict(op, elided=("operandSegmentSizes",))
+    pr.write(f" : {op.operands[0].type} to {op.results[0].type}")
+
+
+_FORM_2019 = CustomForm(_parse_2019_view, _print_2019_view)
+
+STD_VIEW = OpDef("std.view", summary="2019 view of a byte buffer as a strided memref",
+                 operands=[("source", C.AnyMemRef), ("offset", Variadic(C.Index)), ("sizes", Variadic(C.Index))],
+                 results=[("result", C.AnyMemRef)], traits=(Traits.Pure, Traits.AttrSizedOperandSegments),
+                 assembly=_FORM_2019, verify=_check_view, result_names=["view"])
+STD_SUBVIEW = OpDef("std.subview", summary="2019 strided subview of a memref",
+                    operands=[("source", C.AnyMemRef), ("offsets", Variadic(C.Index)), ("sizes", Variadic(C.Index)),
+                              ("strides", Variadic(C.Index))],
+                    results=[("result", C.AnyMemRef)], traits=(Traits.Pure, Traits.AttrSizedOperandSegments),
+                    assembly=_FORM_2019, verify=_check_subview, result_names=["subview"])
+
+REGISTRY.dialect("std", summary="2019's standard ops that have no counterpart today (view, subview); "
+                                "the others read as today's arith/func/memref/cf ops.").add(STD_VIEW, STD_SUBVIEW)
+REGISTRY.legacy_names["view"] = "std.view"
+REGISTRY.legacy_names["subview"] = "std.subview"

@@ -1,0 +1,258 @@
+"""The 2019 `std` verifier's rules, applied to text in 2019 syntax (ir/dialects/std_era.py).
+
+Each case is written here (not taken from an upstream file): a 2019-syntax
+function whose op breaks one 2019 rule must fail with 2019's message at the
+op's line; the same op in today's syntax keeps today's rules; and the
+strided-layout reading that the view rules rest on is checked against layouts
+generated from known strides and offsets.
+"""
+
+import io
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from egraft.ir import parse, verify
+from egraft.ir.core import types as T
+from egraft.ir.dialects.std_era import ERA_2019_CHECKS, strides_and_offset
+from egraft.passes.cli.main import main as egraft_opt
+
+
+def run_opt(text: str, *flags: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = egraft_opt([*flags, "-"], stdin=lambda: textwrap.dedent(text).encode(), stdout=out, stderr=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def era_error(body: str, args: str = "") -> str:
+    """The diagnostics for a 2019 function whose second line is `body`."""
+    rc, _, err = run_opt(f"func @f({args}) {{\n  {body}\n  return\n}}\n")
+    assert rc != 0, f"accepted: {body}"
+    assert "<stdin>:2:" in err, err  # located at the op
+    assert "Traceback" not in err
+    return err
+
+
+# ------------------------------------------------------------------ casts
+
+
+@pytest.mark.parametrize("body, args, message", [
+    ("%r = index_cast %x : i64 to i32", "%x: i64", "operand type 'i64' and result type 'i32' are cast incompatible"),
+    ("%r = index_cast %x : index to index", "%x: index", "are cast incompatible"),
+    ("%r = sitofp %x : f16 to f32", "%x: f16", "operand type 'f16' and result type 'f32' are cast incompatible"),
+    ("%r = sitofp %x : i8 to i16", "%x: i8", "are cast incompatible"),
+    ("%r = fpext %x : f64 to f32", "%x: f64", "operand type 'f64' and result type 'f32' are cast incompatible"),
+    ("%r = fpext %x : bf16 to bf16", "%x: bf16", "are cast incompatible"),
+    ("%r = fptrunc %x : f16 to f64", "%x: f16", "are cast incompatible"),
+    ("%r = fptrunc %x : i64 to f32", "%x: i64", "are cast incompatible"),
+    ("%r = fpext %x : vector<4xf16> to vector<3xf32>", "%x: vector<4xf16>",
+     "requires the same shape for all operands and results"),
+    ("%r = sexti %x : index to i64", "%x: index", "'index' is not a valid operand type"),
+    ("%r = zexti %x : i8 to index", "%x: i8", "'index' is not a valid result type"),
+    ("%r = trunci %x : index to i8", "%x: index", "'index' is not a valid operand type"),
+    ("%r = trunci %x : i8 to i32", "%x: i8", "operand type 'i8' must be wider than result type 'i32'"),
+])
+def test_2019_cast_rules(body, args, message):
+    assert message in era_error(body, args)
+
+
+@pytest.mark.parametrize("body, args", [
+    ("%r = index_cast %x : i64 to index", "%x: i64"),
+    ("%r = index_cast %x : index to i1", "%x: index"),
+    ("%r = sitofp %x : i64 to f16", "%x: i64"),
+    ("%r = fpext %x : vector<2xf16> to vector<2xf64>", "%x: vector<2xf16>"),
+    ("%r = fptrunc %x : f64 to bf16", "%x: f64"),
+    ("%r = sexti %x : i1 to i64", "%x: i1"),
+    ("%r = trunci %x : i64 to i1", "%x: i64"),
+])
+def test_valid_2019_casts_still_read(body, args):
+    rc, out, err = run_opt(f"func @f({args}) {{\n  {body}\n  return\n}}\n")
+    assert rc == 0, err
+
+
+_FLOATS = ["f16", "bf16", "f32", "f64"]
+
+
+@given(st.sampled_from(_FLOATS), st.sampled_from(_FLOATS), st.sampled_from(["fpext", "fptrunc"]))
+@settings(max_examples=40, deadline=None)
+def test_2019_float_resizes_agree_with_todays_records(a, b, mnemonic):
+    """Two independent statements of one rule: 2019's areCastCompatible (the era
+    check) and today's extf/truncf width check must accept the same pairs
+    (bf16 and f16 are both 16 bits wide: neither widens the other)."""
+    text = f"func @f(%x: {a}) {{\n  %r = {mnemonic} %x : {a} to {b}\n  return\n}}\n"
+    era_rc, _, _ = run_opt(text)
+    today = text.replace("func @f", "func.func @f").replace(mnemonic, {"fpext": "arith.extf",
+                                                                       "fptrunc": "arith.truncf"}[mnemonic])
+    today_rc, _, _ = run_opt(today)
+    assert (era_rc == 0) == (today_rc == 0)
+
+
+def test_todays_syntax_keeps_todays_rules():
+    """The 2019 checks are not applied to today's text: today's messages stay."""
+    rc, _, err = run_opt("func.func @f(%x: f32) {\n  %r = arith.truncf %x : f32 to f64\n  return\n}\n")
+    assert rc != 0 and "must be shorter than operand type" in err and "cast incompatible" not in err
+    assert set(ERA_2019_CHECKS) <= {"arith.index_cast", "arith.sitofp", "arith.extf", "arith.truncf",
+                                    "arith.extsi", "arith.extui", "arith.trunci", "arith.cmpi", "arith.cmpf",
+                                    "arith.select", "arith.constant", "memref.view", "memref.subview"}
+
+
+# ------------------------------------------------------------------ comparisons, select, constant
+
+
+@pytest.mark.parametrize("body, args, message", [
+    ('%r = "std.cmpi"(%a, %a) {predicate = 12} : (i8, i8) -> i1', "%a: i8",
+     "attribute 'predicate' failed to satisfy constraint: allowed 64-bit integer cases: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9"),
+    ('%r = "std.cmpi"(%a, %a) {predicate = 1} : (f16, f16) -> i1', "%a: f16", "operand #0 must be integer-like"),
+    ('%r = "std.cmpi"(%a, %a) {predicate = 1} : (i8, i8) -> i8', "%a: i8", "result #0 must be bool-like"),
+    ('%r = "std.cmpi"(%a, %a) {predicate = 1} : (vector<3xi8>, vector<3xi8>) -> vector<2xi1>', "%a: vector<3xi8>",
+     "requires the same shape for all operands and results"),
+    ('%r = "std.cmpf"(%a, %a) {predicate = 16} : (f32, f32) -> i1', "%a: f32",
+     "'predicate' attribute value out of range"),
+    ('%r = "std.cmpf"(%a, %a) {pred = 1} : (f32, f32) -> i1', "%a: f32",
+     "requires an integer attribute named 'predicate'"),
+    ('%r = "std.cmpf"(%a, %a) {predicate = 1} : (f32, f32) -> i32', "%a: f32", "result #0 must be bool-like"),
+    ('%r = "std.select"(%c, %c, %c) : (i8, i8, i8) -> i8', "%c: i8", "operand #0 must be bool-like"),
+    ('%r = "std.select"(%c, %a, %b) : (i1, f32, f64) -> f32', "%c: i1, %a: f32, %b: f64",
+     "requires 'true' and 'false' arguments to be of the same type"),
+    ('%r = "std.select"(%c, %a, %a) : (i1, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>',
+     "%c: i1, %a: tensor<2xf32>", "requires the same shape for all operands and results"),
+    ('%r = "std.constant"() {value = 7} : () -> i16', "", "requires attribute's type ('i64') to match op's return type ('i16')"),
+    ('%r = "std.constant"() {value = "seven"} : () -> i16', "", "unsupported 'value' attribute"),
+])
+def test_2019_comparison_select_and_constant_rules(body, args, message):
+    err = era_error(body, args)
+    assert message in err
+    assert "'std." in err  # 2019's op names
+
+
+def test_2019_rules_come_before_a_missing_terminator():
+    """2019 verified a block's ops before asking for its terminator."""
+    rc, _, err = run_opt('func @f(%a: f32) {\n  %r = "std.cmpf"(%a, %a) {predicate = 99} : (f32, f32) -> i1\n}\n')
+    assert rc != 0 and "<stdin>:2:" in err and "value out of range" in err and "no terminator" not in err
+
+
+# ------------------------------------------------------------------ view and subview
+
+
+@pytest.mark.parametrize("body, message", [
+    ("%v = view %buf[][%n] : memref<64xi8> to memref<?x4xf32>", None),
+    ("%v = view %buf[][] : memref<64xi8> to memref<4x4xf32>", None),
+    ("%v = view %buf[%n][%n] : memref<64xi8> to memref<?x4xf32, (d0, d1)[s0] -> (d0 * 4 + d1 + s0)>", None),
+    ("%v = view %buf[][%n] : memref<64xi8> to memref<?x4xf32, (d0, d1)[s0] -> (d0 * 4 + d1 + s0)>",
+     "incorrect number of operands for type"),
+    ("%v = view %buf[][%n] : memref<64xi8> to memref<4x?xf32, (d0, d1) -> (d0 * 8 + d1)>",
+     "incorrect dynamic strides in view memref type"),
+    ("%v = view %buf[][%n] : memref<64xi8> to memref<?x4xf32, (d0, d1) -> (d0 floordiv 4, d1)>", "is not strided"),
+    ("%v = view %buf[][] : memref<64xi8> to memref<4x4xf32, 3>", "different memory spaces specified"),
+])
+def test_2019_view_rules(body, message):
+    text = f"func @f(%buf: memref<64xi8>, %n: index) {{\n  {body}\n  return\n}}\n"
+    rc, _, err = run_opt(text)
+    if message is None:
+        assert rc == 0, err
+    else:
+        assert rc != 0 and "<stdin>:2:" in err and message in err, err
+
+
+def test_2019_view_wants_a_flat_byte_buffer():
+    rc, _, err = run_opt("func @f(%buf: memref<16xf32>) {\n"
+                         "  %v = view %buf[][] : memref<16xf32> to memref<4xf32>\n  return\n}\n")
+    assert rc != 0 and "operand #0 must be 1D memref of 8-bit integer values" in err
+
+
+@pytest.mark.parametrize("body, message", [
+    ("%s = subview %m[%i, %i][%i, %i][%i, %i] : memref<8x8xf32> to memref<?x?xf32, offset: ?, strides: [?, ?]>", None),
+    ("%s = subview %m[][][] : memref<8x8xf32> to memref<8x8xf32>", None),
+    ("%s = subview %m[%i][][] : memref<8x8xf32> to memref<8x8xf32, offset: ?, strides: [8, 1]>",
+     "expected number of dynamic offsets specified to match the rank of the result type"),
+    ("%s = subview %m[][%i, %i][] : memref<8x8xf32> to memref<2x2xf32, offset: ?, strides: [8, 1]>",
+     "invalid to specify dynamic sizes when subview result type is statically shaped and viceversa"),
+    ("%s = subview %m[][%i, %i][] : memref<8x8xf32> to memref<?x2xf32, offset: 0, strides: [8, 1]>",
+     "expected shape of result type to be fully dynamic when sizes are specified"),
+    ("%s = subview %m[%i, %i][][] : memref<8x8xf32> to memref<8x8xf32>",
+     "expected result memref layout map to have dynamic offset"),
+    ("%s = subview %m[][][%i, %i] : memref<8x8xf32> to memref<8x8xf32, offset: 0, strides: [?, 1]>",
+     "expected result type to have dynamic strides"),
+    ("%s = subview %m[%i, %i][][] : memref<8x8xf32> to memref<8xf32>",
+     "expected rank of result type to match rank of base type"),
+    ("%s = subview %m[][][] : memref<8x8xf32> to memref<8x8xf32, (d0, d1) -> (d0 mod 2, d1)>", "is not strided"),
+])
+def test_2019_subview_rules(body, message):
+    text = f"func @f(%m: memref<8x8xf32>, %i: index) {{\n  {body}\n  return\n}}\n"
+    rc, _, err = run_opt(text)
+    if message is None:
+        assert rc == 0, err
+    else:
+        assert rc != 0 and "<stdin>:2:" in err and message in err, err
+
+
+@st.composite
+def _strided_layouts(draw):
+    """A rank, strides and an offset (None = a symbol), and the bare 2019 map
+    that spells them, its terms in a random order."""
+    rank = draw(st.integers(1, 4))
+    value = st.one_of(st.none(), st.integers(0, 50))
+    strides = [draw(value) for _ in range(rank)]
+    offset = draw(value)
+    terms, n_symbols = [], 0
+    for i, s in enumerate(strides):
+        if s is None:
+            terms.append(f"d{i} * s{n_symbols}")
+            n_symbols += 1
+        else:
+            terms.append(draw(st.sampled_from([f"d{i} * {s}", f"{s} * d{i}"])))
+    if offset is None:
+        terms.append(f"s{n_symbols}")
+        n_symbols += 1
+    elif offset or draw(st.booleans()):
+        terms.append(str(offset))
+    terms = draw(st.permutations(terms))
+    dims = ", ".join(f"d{i}" for i in range(rank))
+    syms = f"[{', '.join(f's{j}' for j in range(n_symbols))}]" if n_symbols else ""
+    return rank, strides, offset, f"({dims}){syms} -> ({' + '.join(terms)})"
+
+
+@given(_strided_layouts())
+@settings(max_examples=80, deadline=None)
+def test_strides_and_offset_read_back_the_layout_they_came_from(case):
+    rank, strides, offset, layout = case
+    shape = "x".join("4" for _ in range(rank))
+    module = parse(f"func @f(%m: memref<{shape}xf32, {layout}>) {{\n  return\n}}\n")
+    verify(module)
+    func = next(op for op in module.walk() if op.name == "func.func")
+    assert strides_and_offset(func.regions[0].blocks[0].args[0].type) == (strides, offset)
+
+
+@given(st.lists(st.one_of(st.just(T.DYNAMIC), st.integers(1, 6)), min_size=1, max_size=4))
+@settings(max_examples=40, deadline=None)
+def test_identity_layout_strides_are_suffix_products(shape):
+    strides, offset = strides_and_offset(T.MemRefType(tuple(shape), T.f32, None, None))
+    assert offset == 0 and strides[-1] == 1
+    for i in range(len(shape) - 1):
+        later = shape[i + 1:]
+        if T.DYNAMIC in later:
+            assert strides[i] is None
+        else:
+            product = 1
+            for d in later:
+                product *= d
+            assert strides[i] == product
+
+
+def test_2019_views_keep_their_2019_meaning_and_round_trip():
+    """2019's view and subview read as `std.view`/`std.subview` (their lists
+    mean what they meant then), print in that form and read back."""
+    text = ("func @f(%buf: memref<64xi8>, %m: memref<8x8xf32>, %n: index) {\n"
+            "  %v = view %buf[][%n] : memref<64xi8> to memref<?x4xf32>\n"
+            "  %s = subview %m[%n, %n][][] : memref<8x8xf32> to memref<8x8xf32, offset: ?, strides: [8, 1]>\n"
+            "  return\n}\n")
+    rc, out, err = run_opt(text)
+    assert rc == 0, err
+    assert "std.view %arg0[][%arg2] : memref<64xi8> to memref<?x4xf32>" in out
+    assert "std.subview %arg1[%arg2, %arg2][][] : memref<8x8xf32> to memref<8x8xf32, strided<[8, 1], offset: ?>>" in out
+    rc2, out2, err2 = run_opt(out)
+    assert rc2 == 0 and out2 == out, err2
+    rc3, _, err3 = run_opt(out.replace("[][%arg2]", "[][]"))  # today's-syntax text: the 2019 rules still hold
+    assert rc3 != 0 and "incorrect number of operands for type" in err3
