@@ -384,6 +384,7 @@ MEMREF = REGISTRY.dialect("memref", summary="Memref allocation, access, casts an
 MEMREF.add(ALLOC, ALLOCA, DEALLOC, LOAD, STORE, CAST, MEMORY_SPACE_CAST, DIM, RANK, COPY, SUBVIEW,
            REINTERPRET_CAST, VIEW)
 _LEGACY = {"alloc": "alloc", "alloca": "alloca", "dealloc": "dealloc", "load": "load", "store": "store",
-           "memref_cast": "cast", "dim": "dim", "subview": "subview", "view": "view", "rank": "rank"}
+           "memref_cast": "cast", "dim": "dim", "rank": "rank"}
+# 2019's `view` and `subview` meant something else (ir/dialects/std_era.py: `std.view`, `std.subview`).
 for _old, _new in _LEGACY.items():
     REGISTRY.legacy_names[_old] = REGISTRY.legacy_names[f"std.{_old}"] = f"memref.{_new}"
