@@ -38,6 +38,9 @@ from egraft.patterns.rule import (AllOf, AnyOf, Check, CheckLike, ConstOf, Eithe
                                   ResultOf, Rule, Var)
 from egraft.patterns.validate import source_kinds
 
+from egraft.passes.soundness.memref_operands import (identity_map, is_memref_rule, memref_results, memref_types,
+                                                     operand_kind)
+
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
 TF_ELEMENTS = (T.f32, T.f64, T.f16, T.i32, T.i64, T.i8, T.i1)
 
@@ -101,11 +104,12 @@ def const_vars(rule: Rule) -> dict[str, Any]:
 class Instance:
     """Builds one function from a rule's roots; `draw` is hypothesis's."""
 
-    def __init__(self, rule: Rule, draw: Callable, base: T.Type, tf: bool) -> None:
+    def __init__(self, rule: Rule, draw: Callable, base: T.Type, tf: bool, memref: bool = False) -> None:
         self.rule = rule
         self.draw = draw
         self.base = base
         self.tf = tf
+        self.memref = memref  # operands typed by what they hold (`memref_operands.py`)
         self.block = Block()
         self.vars: dict[str, Value | list[Value] | A.Attribute] = {}  # bound pattern names
         self.consts = const_vars(rule)
@@ -151,7 +155,8 @@ class Instance:
     def value(self, pat: Operand, dims: DimsKind | None = None,
               first: Value | None = None) -> Value | list[Value]:
         """The IR value(s) standing for one operand pattern; `dims` says what the operand
-        holds when it holds dimensions of `first`, the op's first operand."""
+        holds when it holds dimensions of `first`, the op's first operand (memref rules:
+        `first` is the accessed memref, `dims` what the operand holds, `operand_kind`)."""
         if isinstance(pat, OpPat):
             return self.op(pat).results[0]
         if isinstance(pat, ResultOf) and isinstance(pat.op, OpPat):
@@ -163,7 +168,7 @@ class Instance:
         assert isinstance(pat, Var), pat
         if not pat.is_wildcard and pat.name in self.vars:
             return self.vars[pat.name]
-        made = self.leaf(pat, dims, first)
+        made = self.memref_leaf(dims, first) if self.memref else self.leaf(pat, dims, first)
         if not pat.is_wildcard:
             self.vars[pat.name] = made
         return made
@@ -182,6 +187,18 @@ class Instance:
             return self.constant(t, splat=self.consts[pat.name])
         return self.argument(t)
 
+    def memref_leaf(self, kind: str, memref: Value | None) -> Value | list[Value]:
+        """A leaf of a memref rule: index constants (one per dimension of `memref`, or a
+        dimension number up to the rank, out of range included), a stored element, or a buffer."""
+        rank = len(memref.type.shape) if memref is not None and isinstance(memref.type, T.MemRefType) else 0
+        if kind == "indices":
+            return [self.constant(T.index, np.asarray(self.draw(st.integers(0, 2)))) for _ in range(rank)]
+        if kind == "dim":
+            return self.constant(T.index, np.asarray(self.draw(st.integers(0, rank))))
+        if kind == "element":
+            return self.argument(T.element_type(self.base))
+        return self.argument(self.base)
+
     def kinds(self) -> dict[str, str]:
         return source_kinds(self.rule)
 
@@ -195,19 +212,35 @@ class Instance:
         for sub in pat.operands:
             name = operand_defs[position].name if position < len(operand_defs) else None
             dims = dims_operand[1] if dims_operand is not None and name == dims_operand[0] else None
+            first = operands[0] if operands else None
+            if self.memref:
+                dims, first = operand_kind(pat.name, name), self.accessed(operands)  # type: ignore[assignment]
             position += 2 if isinstance(sub, Either) else 1
-            v = self.value(sub, dims, operands[0] if operands else None)
+            v = self.value(sub, dims, first)
             vs = v if isinstance(v, list) else [v]
             operands.extend(vs)
             groups.append(len(vs))
         attrs = {name: self.attribute(pat.name, name, v) for name, v in pat.attrs}
+        if self.memref and "map" in attrs:  # an affine access: one index per dimension
+            rank = len(operands) - (2 if pat.name == "affine.store" else 1)
+            attrs["map"] = identity_map(rank)
         if opdef is not None and opdef.has_trait(Traits.AttrSizedOperandSegments):
             attrs["operandSegmentSizes"] = A.DenseArrayAttr(T.i32, tuple(groups))
         types = [t for t in pat.result_types or () if isinstance(t, T.Type)]
-        op = Operation.create(pat.name, operands, types or self.result_types(pat.name, operands), attrs)
+        if self.memref and not types:
+            accessed = self.accessed(operands)
+            results = memref_results(self.draw, pat.name, accessed.type if accessed is not None else self.base)
+        else:
+            results = types or self.result_types(pat.name, operands)
+        op = Operation.create(pat.name, operands, results, attrs)
         self.block.append(op)
         self.infer_by_running(op, bool(types))
         return op
+
+    @staticmethod
+    def accessed(operands: list[Value]) -> Value | None:
+        """The memref an op of a memref rule accesses: its first memref operand so far."""
+        return next((v for v in operands if isinstance(v.type, T.MemRefType)), None)
 
     def attribute(self, op_name: str, name: str, v: Var | A.Attribute) -> A.Attribute:
         if not isinstance(v, Var):
@@ -314,5 +347,6 @@ def base_types(draw: Callable, tf: bool) -> T.Type:
 def rule_instances(draw: Callable, rule: Rule, types: st.SearchStrategy[T.Type] | None = None) -> Operation:
     """A module with one function `@rule` whose body is the rule's source pattern."""
     tf = any(op.name.startswith("tf.") for op in rule.source_ops())
-    base = draw(types if types is not None else base_types(tf))
-    return Instance(rule, draw, base, tf).build()
+    memref = is_memref_rule({op.name for op in rule.source_ops()})
+    base = draw(types if types is not None else memref_types() if memref else base_types(tf))
+    return Instance(rule, draw, base, tf, memref).build()
