@@ -21,7 +21,7 @@ from egraft.ir.core.traits import Trait, Traits
 
 GRAYBOX = "affine.graybox"
 _LOOP_OPS = ("affine.for", "affine.parallel")
-_SIZED_SOURCES = ("memref.alloc", "memref.alloca", "memref.view", "memref.subview")
+_SIZED_SOURCES = ("memref.alloc", "memref.alloca", "memref.view", "memref.subview", "std.view", "std.subview")
 
 
 def _has(op: Operation | None, trait: Trait) -> bool:
@@ -78,6 +78,10 @@ def _memref_size_valid_symbol(op: Operation, index: int, region: Region | None) 
         static = op.attr("static_sizes").values
         dyn_pos = sum(1 for s in static[:index] if s < 0)
         return dyn_pos < len(sizes) and is_valid_symbol(sizes[dyn_pos], region)
+    if op.name in ("std.view", "std.subview"):  # 2019's forms (ir/dialects/std_era.py)
+        sizes = op.opdef.operand_groups(op)["sizes"]  # subview: one per dimension; view: per dynamic one
+        pos = index if op.name == "std.subview" else sum(1 for d in t.shape[:index] if d == T.DYNAMIC)
+        return pos < len(sizes) and is_valid_symbol(sizes[pos], region)
     dyn_pos = sum(1 for d in t.shape[:index] if d == T.DYNAMIC)
     sizes = op.operands if op.name == "memref.alloc" or op.name == "memref.alloca" else op.operands[2:]
     return dyn_pos < len(sizes) and is_valid_symbol(sizes[dyn_pos], region)
