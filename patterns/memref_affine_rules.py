@@ -5,7 +5,13 @@ forwards its operand; a map whose result is a constant ignores its operands.
 An `affine.apply` feeding an `affine.load` index is composed into the load's map
 (greedy-only rules: they build an effectful op); the same for `affine.store` is a
 structural step (`rewrite/structural/affine_store.py`: a rule cannot replace a root
-without results), which the set declares.
+without results), which the set declares. `affine.min`/`max` of constants fold to their
+least/greatest result, a one-result min/max is an apply, duplicate and non-extreme constant
+results go; an apply of an apply composes (the rules, fixed-arity, on the e-graph). The set's
+structural steps do what rules cannot: `affine-maps` (`rewrite/structural/affine_maps.py`:
+full composition and MLIR's canonicalizeMapAndOperands on every affine op, loop bounds and
+`affine.if` conditions included) and `affine-loops` (`affine_loops.py`: zero/one-trip loops,
+decided and empty ifs).
 Soundness: affine maps are evaluated on index values (64-bit, wrapping as
 `arith` on index does); `floordiv`, `ceildiv` and `mod` by a non-positive
 constant are undefined in MLIR, so such maps are not folded.
@@ -261,5 +267,6 @@ COMPOSE = [_compose_rules(kind, n, k, j) for kind in ("load",) for n in (1, 2, 3
 APPLY_COMPOSE = [_compose_rules("apply", n, k, j) for n in (1, 2, 3) for k in range(n) for j in (1, 2, 3)]
 
 register_rule_set("memref-affine-canonical", [*RULES, *APPLY_COMPOSE],
-                  "affine.apply folding (constants, identity maps) and composition into affine.load maps",
-                  greedy_rules=COMPOSE, structural=("affine-store-compose",))
+                  "affine canonicalization: apply/min/max folding and composition, maps and operands "
+                  "canonicalized, decided loops and ifs removed or inlined",
+                  greedy_rules=COMPOSE, structural=("affine-store-compose", "affine-loops", "affine-maps"))

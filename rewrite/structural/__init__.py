@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from egraft.ir import Operation
+from egraft.rewrite.structural.affine_loops import simplify_affine_control
+from egraft.rewrite.structural.affine_maps import canonicalize_affine_maps
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
 from egraft.rewrite.structural.tf_captured_neutral import fold_captured_neutral
@@ -47,6 +49,8 @@ class StructuralStep:
 STEPS = {step.name: step for step in (
     StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
     StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
+    StructuralStep("affine-loops", simplify_affine_control, ("affine.for", "affine.if"), before=True),
+    StructuralStep("affine-maps", canonicalize_affine_maps, ("affine.",), before=True),
     StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island", "tf.IdentityN")),
     StructuralStep("tf-cse", eliminate_common_subgraphs, ("tf.",)),
     StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),

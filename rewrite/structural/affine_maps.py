@@ -1,0 +1,275 @@
+"""`affine-maps`: every affine op's map and operands canonicalized, as MLIR's `SimplifyAffineOp` does.
+
+For `affine.apply`/`min`/`max`/`load`/`store`, the bounds of `affine.for` and the condition of
+`affine.if`, in program order (so producers are already canonical when their users are reached):
+
+1. composition: an operand produced by a one-result `affine.apply` is replaced by the apply's
+   operands, its map substituted in (`compose_operand`); repeated until no operand is such an
+   apply, or the expression would be deeper than `MAX_DEPTH` (a bound on the work any input costs);
+2. `canonicalizeMapAndOperands`: operands produced by an index constant become constants in the
+   map; a dim operand that is a valid symbol in the op's affine scope becomes a symbol (appended
+   after the op's own symbols, as MLIR orders them); equal operands of one kind are merged;
+   operands no result uses are dropped;
+3. the results of a min/max map (and of loop bounds: max for the lower, min for the upper) lose
+   duplicates and all but the extreme constant result (`simplify_results`); an `affine.if`
+   constraint that became a true constant is dropped while another remains;
+4. the folds of the `memref-affine-canonical` rules, so that the form is canonical after the
+   rules' phase too: an apply/min/max of constant results is an `arith.constant`, an identity
+   apply is its operand, a one-result min/max is an apply.
+
+Applies left without uses are erased (Pure). This is a structural step, not rules, because it
+rewrites operand lists of any length and ops with regions or without results, which a rule
+cannot state (the rules cover the fixed-arity cases on the e-graph).
+
+Soundness: every rewrite keeps the value each map computes on the same integers (substitution,
+renaming of inputs, constants substituted, min/max of the same multiset of values). Legality:
+composition into an op whose verifier checks dims and symbols (all but `affine.apply`) happens only
+when every spliced operand is a valid dim (for a dim position) or a valid symbol (for a symbol
+position) in the op's scope (`affine_dims`); promotion to a symbol only for valid symbols. So the
+output passes the verifier whenever the input did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from egraft.ir import Operation
+from egraft.ir.core import affine as AF
+from egraft.ir.core import attributes as A
+from egraft.ir.core import types as T
+from egraft.ir.core.operation import Region, Value
+from egraft.ir.core.traits import Traits
+from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_dim, is_valid_symbol
+from egraft.patterns.memref_affine_rules import compose_operand, evaluate, simplify_results, substitute
+
+#: Composition stops before an expression deeper than this (MLIR composes without a bound; a
+#: chain of n applies each doubling its operand would otherwise cost 2^n).
+MAX_DEPTH = 48
+
+#: Op name -> (map attribute, index of the first map operand, min/max kind of its results or None).
+_ACCESS = {"affine.load": 1, "affine.store": 2, "affine.vector_load": 1, "affine.vector_store": 2}
+_MAP_OPS = {"affine.apply": None, "affine.min": "min", "affine.max": "max"}
+
+
+def canonicalize_affine_maps(root: Operation) -> int:
+    """Canonicalize the maps and operands of every affine op under `root`; returns the ops changed."""
+    done = 0
+    for op in list(root.walk()):
+        if op.parent is None and op is not root:
+            continue  # erased by an earlier fold
+        if op.name in _MAP_OPS:
+            done += _simplify_map_op(op)
+        elif op.name in _ACCESS:
+            done += _simplify_group(op, "map", _ACCESS[op.name], len(op.operands), None)
+        elif op.name == "affine.for":
+            done += _simplify_for(op)
+        elif op.name == "affine.if":
+            done += _simplify_if(op)
+    return done
+
+
+# ------------------------------------------------------------------ one operand group
+
+
+def constant_index(value: Value) -> int | None:
+    """The integer of an index constant producing `value`, else None."""
+    producer = value.owner_op
+    if producer is None or value.type is not T.index or not producer.has_trait(Traits.ConstantLike):
+        return None
+    attr = producer.attr("value")
+    return attr.value if isinstance(attr, A.IntegerAttr) else None
+
+
+def _compose(amap: AF.AffineMap, operands: list[Value], checked: bool, scope: Region | None
+             ) -> tuple[AF.AffineMap, list[Value]]:
+    """Substitute one-result applies producing operands into `amap` until none is left."""
+    k = 0
+    while k < len(operands):
+        producer = operands[k].owner_op
+        if producer is None or producer.name != "affine.apply":
+            k += 1
+            continue
+        is_dim = k < amap.num_dims
+        valid = is_valid_dim if is_dim else is_valid_symbol
+        composed = compose_operand(amap, k, producer.attr("map").value)
+        if composed is None or any(r.depth > MAX_DEPTH for r in composed.results) or \
+                (checked and not all(valid(v, scope) for v in producer.operands)):
+            k += 1
+            continue
+        amap, operands = composed, operands[:k] + list(producer.operands) + operands[k + 1:]
+    return amap, operands
+
+
+def canonical_inputs(exprs: Sequence[AF.AffineExpr], num_dims: int, operands: Sequence[Value],
+                     promotable: Callable[[Value], bool]) -> tuple[list[AF.AffineExpr], int, list[Value]]:
+    """MLIR's canonicalizeMapAndOperands on expressions over `operands` (dims first): constants
+    substituted, promotable dims made symbols (after the existing symbols), equal operands of one
+    kind merged, unused ones dropped. Returns the new expressions, dim count and operands."""
+    dims: list[Value] = []
+    syms: list[Value] = []
+    dim_at: dict[Value, int] = {}
+    sym_at: dict[Value, int] = {}
+
+    def symbol(v: Value) -> AF.AffineExpr:
+        if v not in sym_at:
+            sym_at[v] = len(syms)
+            syms.append(v)
+        return AF.Symbol(sym_at[v])
+
+    repl: list[AF.AffineExpr | None] = [None] * len(operands)
+    for pos in range(num_dims, len(operands)):  # the op's own symbols keep their order
+        c = constant_index(operands[pos])
+        repl[pos] = AF.Const(c) if c is not None else symbol(operands[pos])
+    for pos in range(num_dims):
+        v, c = operands[pos], constant_index(operands[pos])
+        if c is not None:
+            repl[pos] = AF.Const(c)
+        elif promotable(v):
+            repl[pos] = symbol(v)
+        else:
+            if v not in dim_at:
+                dim_at[v] = len(dims)
+                dims.append(v)
+            repl[pos] = AF.Dim(dim_at[v])
+    dim_repl, sym_repl = repl[:num_dims], repl[num_dims:]
+    renamed = [substitute(e, dim_repl, sym_repl) for e in exprs]  # type: ignore[arg-type]
+    used_dims: set[int] = set()
+    used_syms: set[int] = set()
+    for e in renamed:
+        _collect_inputs(e, used_dims, used_syms)
+    keep_d, keep_s = sorted(used_dims), sorted(used_syms)
+    new_d = [AF.Dim(keep_d.index(i)) if i in used_dims else AF.Const(0) for i in range(len(dims))]
+    new_s = [AF.Symbol(keep_s.index(i)) if i in used_syms else AF.Const(0) for i in range(len(syms))]
+    final = [substitute(e, new_d, new_s) for e in renamed]
+    return final, len(keep_d), [dims[i] for i in keep_d] + [syms[i] for i in keep_s]
+
+
+def _collect_inputs(e: AF.AffineExpr, dims: set[int], syms: set[int]) -> None:
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, AF.Dim):
+            dims.add(x.pos)
+        elif isinstance(x, AF.Symbol):
+            syms.add(x.pos)
+        elif isinstance(x, AF.Binary):
+            stack += (x.lhs, x.rhs)
+
+
+def canonical_map(op: Operation, amap: AF.AffineMap, operands: Sequence[Value], checked: bool,
+                  kind: str | None) -> tuple[AF.AffineMap, list[Value]]:
+    """`amap` over `operands` (an operand group of `op`), composed and canonicalized."""
+    scope = get_affine_scope(op)
+    amap, composed = _compose(amap, list(operands), checked, scope)
+    exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, composed, lambda v: is_valid_symbol(v, scope))
+    out = AF.AffineMap(nd, len(kept) - nd, exprs)
+    return (simplify_results(out, kind) if kind else out), kept
+
+
+def _simplify_group(op: Operation, key: str, start: int, stop: int, kind: str | None) -> int:
+    """Canonicalize the map `key` of `op` over its operands [start, stop); 1 if it changed."""
+    amap = op.attr(key).value
+    old = op.operands[start:stop]
+    new_map, new_ops = canonical_map(op, amap, old, True, kind)
+    if new_map == amap and new_ops == old:
+        return 0
+    op.set_attr(key, A.AffineMapAttr(new_map))
+    _set_operands(op, [*op.operands[:start], *new_ops, *op.operands[stop:]])
+    return 1
+
+
+# ------------------------------------------------------------------ the ops
+
+
+def _simplify_map_op(op: Operation) -> int:
+    kind = _MAP_OPS[op.name]
+    amap = op.attr("map").value
+    new_map, new_ops = canonical_map(op, amap, op.operands, kind is not None, kind)
+    changed = int(new_map != amap or new_ops != op.operands)
+    folded = _fold(op, new_map, new_ops)
+    if folded is not None:
+        op.results[0].replace_all_uses_with(folded)
+        _erase_dead(op)
+        return 1
+    if kind is not None and len(new_map.results) == 1:  # a one-result min/max is an apply
+        apply = Operation.create("affine.apply", new_ops, [T.index], {"map": A.AffineMapAttr(new_map)}, loc=op.loc)
+        op.parent.insert_before(op, apply)  # type: ignore[union-attr]
+        op.results[0].replace_all_uses_with(apply.results[0])
+        _erase_dead(op)
+        return 1
+    if changed:
+        op.set_attr("map", A.AffineMapAttr(new_map))
+        _set_operands(op, new_ops)
+    return changed
+
+
+def _fold(op: Operation, amap: AF.AffineMap, operands: list[Value]) -> Value | None:
+    """The value an apply/min/max is, when it is a constant or (apply) its one operand."""
+    if not operands and all(isinstance(r, AF.Const) for r in amap.results):
+        values = [evaluate(r, [], []) for r in amap.results]
+        pick = min if op.name == "affine.min" else max
+        const = Operation.create("arith.constant", (), [T.index],
+                                 {"value": A.IntegerAttr(pick(values), T.index)}, loc=op.loc)  # type: ignore[type-var]
+        op.parent.insert_before(op, const)  # type: ignore[union-attr]
+        return const.results[0]
+    if op.name == "affine.apply" and len(operands) == 1 and amap.results[0] in (AF.Dim(0), AF.Symbol(0)):
+        return operands[0]
+    return None
+
+
+def _erase_dead(op: Operation) -> None:
+    """Erase `op` if it is Pure, holds no region and its results are unused, then its producers
+    likewise (constants folded into a map, applies composed into their users)."""
+    stack = [op]
+    while stack:
+        x = stack.pop()
+        if x.parent is None or x.regions or not x.has_trait(Traits.Pure) or any(r.uses for r in x.results):
+            continue
+        producers = [v.owner_op for v in x.operands]
+        x.erase()
+        stack += [p for p in producers if p is not None]
+
+
+def _set_operands(op: Operation, operands: list[Value]) -> None:
+    """`op.set_operands`, then the producers it no longer uses erased if dead."""
+    old = [v.owner_op for v in op.operands]
+    op.set_operands(operands)
+    for producer in old:
+        if producer is not None:
+            _erase_dead(producer)
+
+
+def _simplify_for(op: Operation) -> int:
+    sizes = list(op.attr("operandSegmentSizes").values)
+    n_lb, n_ub = sizes[0], sizes[1]
+    done = _simplify_group(op, "lowerBoundMap", 0, n_lb, "max")
+    n_lb_new = op.attr("lowerBoundMap").value.num_dims + op.attr("lowerBoundMap").value.num_symbols
+    done += _simplify_group(op, "upperBoundMap", n_lb_new, n_lb_new + n_ub, "min")
+    ub = op.attr("upperBoundMap").value
+    if done:
+        op.set_attr("operandSegmentSizes",
+                    A.DenseArrayAttr(T.i32, (n_lb_new, ub.num_dims + ub.num_symbols, sizes[2])))
+    return min(done, 1)
+
+
+def _simplify_if(op: Operation) -> int:
+    iset = op.attr("condition").value
+    scope = get_affine_scope(op)
+    exprs = [e for e, _ in iset.constraints]
+    amap, operands = _compose(AF.AffineMap(iset.num_dims, iset.num_symbols, exprs), list(op.operands), True, scope)
+    new_exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, operands, lambda v: is_valid_symbol(v, scope))
+    constraints = [(e, eq) for e, (_, eq) in zip(new_exprs, iset.constraints)]
+    pending = [(e, eq) for e, eq in constraints if not _constant_truth(e, eq)]
+    if pending:
+        constraints = pending  # true constants dropped while a constraint remains
+    new_set = AF.IntegerSet(nd, len(kept) - nd, constraints)
+    if new_set == iset and kept == op.operands:
+        return 0
+    op.set_attr("condition", A.IntegerSetAttr(new_set))
+    _set_operands(op, kept)
+    return 1
+
+
+def _constant_truth(e: AF.AffineExpr, is_eq: bool) -> bool:
+    """Whether the constraint `e == 0` / `e >= 0` is a constant that holds."""
+    return isinstance(e, AF.Const) and (e.value == 0 if is_eq else e.value >= 0)
