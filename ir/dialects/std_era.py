@@ -10,6 +10,7 @@ module holds the rest, which belong to no single dialect module:
 | 2019 | today |
 | --- | --- |
 | `tf_executor.SwitchN %d, %i of N` | `tf_executor._SwitchN` (renamed in 2020; same form) |
+| `affine.terminator` | `affine.yield` (without operands) |
 | `tf_executor.island` etc. | unchanged (their 2019 forms are parsed by their own records) |
 | `std.br`/`std.cond_br`, `std.dim`, ... | see the dialect modules above |
 
@@ -41,6 +42,7 @@ from egraft.ir.verifier import op_error
 
 STD_ERA_NAMES = {
     "tf_executor.SwitchN": "tf_executor._SwitchN",
+    "affine.terminator": "affine.yield",  # 2019's (operand-less) end of affine.for/if bodies
 }
 
 for _old, _new in STD_ERA_NAMES.items():
@@ -365,6 +367,22 @@ def _check_subview(op: Operation) -> None:
                          "memref type has dynamic stride along that dimension")
 
 
+def _check_implicit_terminator(op: Operation) -> None:
+    """2019's SingleBlockImplicitTerminator trait, verified with the op
+    (before its regions): each block ends with the implied terminator."""
+    trait = op.opdef.trait(Traits.SingleBlockImplicitTerminator) if op.opdef is not None else None
+    if trait is None:
+        return
+    for region in op.regions:
+        for block in region.blocks:
+            last = block.last
+            if last is not None and last.name != trait.param:
+                d = Diagnostic("error", f"'{op.name}' op expects regions to end with '{trait.param}', "
+                                        f"found '{last.name}'", op.loc)
+                d.attach_note(f"in custom textual format, the absence of terminator implies '{trait.param}'")
+                raise DiagnosticError(d)
+
+
 ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.index_cast": _cast_check(_index_cast_ok),
     "arith.sitofp": _cast_check(_sitofp_ok),
@@ -377,6 +395,10 @@ ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.cmpf": _check_cmpf,
     "arith.select": _check_select,
     "arith.constant": _check_constant,
+    "affine.for": _check_implicit_terminator,
+    "affine.if": _check_implicit_terminator,
+    "tf_executor.graph": _check_implicit_terminator,
+    "tf_executor.island": _check_implicit_terminator,
 }
 
 

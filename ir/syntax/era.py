@@ -63,9 +63,31 @@ def _spelling_table() -> dict[str, str]:
     return _spellings
 
 
+# Today's wording -> 2019's, for checks that are the same rule in both (a
+# rule 2019 applied differently is a check in ir/dialects/std_era.py instead).
+_WORDING_2019 = [
+    # ODS type-constraint summaries of 2019's std ops.
+    (re.compile(r"must be signless integer or index-like, "), "must be integer-like, "),
+    (re.compile(r"must be signless-integer-like, "), "must be integer-like, "),
+    (re.compile(r"must be 1-bit signless integer-like, "), "must be bool-like, "),
+    # 2019 did not name the function, nor the successor of a single-successor branch.
+    (re.compile(r"but enclosing function \(@[^)]*\) returns"), "but enclosing function returns"),
+    (re.compile(r"^('std\.br' op )?branch has (\d+) operands for successor #0, but"), r"\1branch has \2 operands, but"),
+    # A block with nothing in it, reported at the op that holds it.
+    (re.compile(r"^'[^']*' op empty block: expect at least a terminator$"), "block with no terminator"),
+    (re.compile(r"^elements literal must be a shaped type$"), "elements literal must be a ranked tensor or vector type"),
+    (re.compile(r"^failed to verify 'elementType': VectorElementTypeInterface instance$"),
+     "vector elements must be int or float type"),
+]
+
+
 def spell_2019(message: str) -> str:
     """`message` with each quoted op name in its 2019 spelling, so that a
     2019 file's `expected-error {{'std.addf' op ...}}` matches what egraft
-    reports about the `arith.addf` the parser built from `addf`."""
+    reports about the `arith.addf` the parser built from `addf`; and where
+    2019 stated the same rule in other words, in 2019's words."""
     table = _spelling_table()
-    return _QUOTED_NAME.sub(lambda m: f"'{table.get(m.group(1), m.group(1))}'", message)
+    message = _QUOTED_NAME.sub(lambda m: f"'{table.get(m.group(1), m.group(1))}'", message)
+    for pattern, replacement in _WORDING_2019:
+        message = pattern.sub(replacement, message)
+    return message

@@ -93,9 +93,30 @@ def test_todays_syntax_keeps_todays_rules():
     """The 2019 checks are not applied to today's text: today's messages stay."""
     rc, _, err = run_opt("func.func @f(%x: f32) {\n  %r = arith.truncf %x : f32 to f64\n  return\n}\n")
     assert rc != 0 and "must be shorter than operand type" in err and "cast incompatible" not in err
-    assert set(ERA_2019_CHECKS) <= {"arith.index_cast", "arith.sitofp", "arith.extf", "arith.truncf",
-                                    "arith.extsi", "arith.extui", "arith.trunci", "arith.cmpi", "arith.cmpf",
-                                    "arith.select", "arith.constant", "memref.view", "memref.subview"}
+    rc, _, err = run_opt("func.func @f(%x: i1) {\n  %r = arith.extsi %x : i1 to i1\n  return\n}\n")
+    assert rc != 0 and "must be wider than operand type" in err and "'std." not in err
+
+
+def test_2019_regions_end_with_their_implied_terminator():
+    """2019's SingleBlockImplicitTerminator check, with its note, before the body is verified."""
+    rc, _, err = run_opt("func @f() {\n  affine.for %i = 0 to 4 {\n    return\n  }\n  return\n}\n")
+    assert rc != 0 and "<stdin>:2:" in err
+    assert "'affine.for' op expects regions to end with 'affine.terminator', found 'std.return'" in err
+    assert "note: in custom textual format, the absence of terminator implies 'affine.terminator'" in err
+    rc, out, err = run_opt('func @f() {\n  affine.for %i = 0 to 4 {\n    "affine.terminator"() : () -> ()\n  }\n  return\n}\n')
+    assert rc == 0 and "affine.for" in out, err
+    assert set(ERA_2019_CHECKS) >= {"affine.for", "tf_executor.graph", "tf_executor.island"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("func @f(%a: f32) {\n  %r = addi %a, %a : f32\n  return\n}\n", "'std.addi' op operand #0 must be integer-like"),
+    ("func @f() -> i32 {\n  return\n}\n", "'std.return' op has 0 operands, but enclosing function returns 1"),
+    ("func @f(%a: i1) {\n  br ^b(%a, %a : i1, i1)\n^b(%x: i1):\n  return\n}\n",
+     "branch has 2 operands, but target block has 1"),
+])
+def test_same_rules_in_2019_words(text, message):
+    rc, _, err = run_opt(text)
+    assert rc != 0 and message in err, err
 
 
 # ------------------------------------------------------------------ comparisons, select, constant
