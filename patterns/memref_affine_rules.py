@@ -200,11 +200,17 @@ def substitute(e: AF.AffineExpr, dims: Sequence[AF.AffineExpr], syms: Sequence[A
     return AF.simplify_div(lhs, rhs, e.kind)  # type: ignore[attr-defined]
 
 
+#: Composition refuses to build an expression deeper than this (MLIR composes without a bound; a
+#: chain of n applies each nesting its operand once more would otherwise grow without limit, and
+#: printing, hashing and simplifying recurse through the depth).
+MAX_COMPOSED_DEPTH = 48
+
+
 def compose_operand(outer: AF.AffineMap, k: int, inner: AF.AffineMap) -> AF.AffineMap | None:
     """`outer` with its operand #k (a dim or symbol) replaced by the single result of `inner`
     applied to operands spliced in at position k. Inner operands become dims when k is a dim
     (a valid symbol is a valid dim), symbols when k is a symbol (an index used as a symbol is
-    an affine.apply of symbols only)."""
+    an affine.apply of symbols only). None when a result would be deeper than MAX_COMPOSED_DEPTH."""
     if len(inner.results) != 1 or not 0 <= k < outer.num_dims + outer.num_symbols:
         return None
     j = inner.num_dims + inner.num_symbols
@@ -222,7 +228,10 @@ def compose_operand(outer: AF.AffineMap, k: int, inner: AF.AffineMap) -> AF.Affi
         dims = [AF.Dim(i) for i in range(nd)]
         syms = [AF.Symbol(i) for i in range(s)] + [f] + [AF.Symbol(i - 1 + j) for i in range(s + 1, ns)]
         new_nd, new_ns = nd, ns - 1 + j
-    return AF.AffineMap(new_nd, new_ns, [substitute(r, dims, syms) for r in outer.results])
+    results = [substitute(r, dims, syms) for r in outer.results]
+    if any(r.depth > MAX_COMPOSED_DEPTH for r in results):
+        return None
+    return AF.AffineMap(new_nd, new_ns, results)
 
 
 def _composed(k: int):

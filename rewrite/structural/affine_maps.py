@@ -5,7 +5,7 @@ For `affine.apply`/`min`/`max`/`load`/`store`, the bounds of `affine.for` and th
 
 1. composition: an operand produced by a one-result `affine.apply` is replaced by the apply's
    operands, its map substituted in (`compose_operand`); repeated until no operand is such an
-   apply, or the expression would be deeper than `MAX_DEPTH` (a bound on the work any input costs);
+   apply, or the expression would be deeper than `MAX_COMPOSED_DEPTH` (a bound on any input's work);
 2. `canonicalizeMapAndOperands`: operands produced by an index constant become constants in the
    map; a dim operand that is a valid symbol in the op's affine scope becomes a symbol (appended
    after the op's own symbols, as MLIR orders them); equal operands of one kind are merged;
@@ -41,10 +41,6 @@ from egraft.ir.core.operation import Region, Value
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_dim, is_valid_symbol
 from egraft.patterns.memref_affine_rules import compose_operand, evaluate, simplify_results, substitute
-
-#: Composition stops before an expression deeper than this (MLIR composes without a bound; a
-#: chain of n applies each doubling its operand would otherwise cost 2^n).
-MAX_DEPTH = 48
 
 #: Op name -> (map attribute, index of the first map operand, min/max kind of its results or None).
 _ACCESS = {"affine.load": 1, "affine.store": 2, "affine.vector_load": 1, "affine.vector_store": 2}
@@ -92,8 +88,7 @@ def _compose(amap: AF.AffineMap, operands: list[Value], checked: bool, scope: Re
         is_dim = k < amap.num_dims
         valid = is_valid_dim if is_dim else is_valid_symbol
         composed = compose_operand(amap, k, producer.attr("map").value)
-        if composed is None or any(r.depth > MAX_DEPTH for r in composed.results) or \
-                (checked and not all(valid(v, scope) for v in producer.operands)):
+        if composed is None or (checked and not all(valid(v, scope) for v in producer.operands)):
             k += 1
             continue
         amap, operands = composed, operands[:k] + list(producer.operands) + operands[k + 1:]
