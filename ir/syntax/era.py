@@ -70,6 +70,7 @@ _WORDING_2019 = [
     (re.compile(r"must be signless integer or index-like, "), "must be integer-like, "),
     (re.compile(r"must be signless-integer-like, "), "must be integer-like, "),
     (re.compile(r"must be 1-bit signless integer-like, "), "must be bool-like, "),
+    (re.compile(r"(operand #\d+ must be )variadic of "), r"\1"),  # later ODS added "variadic of"
     # 2019 did not name the function, nor the successor of a single-successor branch.
     (re.compile(r"but enclosing function \(@[^)]*\) returns"), "but enclosing function returns"),
     (re.compile(r"^('std\.br' op )?branch has (\d+) operands for successor #0, but"), r"\1branch has \2 operands, but"),

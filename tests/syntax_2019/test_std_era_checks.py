@@ -277,3 +277,55 @@ def test_2019_views_keep_their_2019_meaning_and_round_trip():
     assert rc2 == 0 and out2 == out, err2
     rc3, _, err3 = run_opt(out.replace("[][%arg2]", "[][]"))  # today's-syntax text: the 2019 rules still hold
     assert rc3 != 0 and "incorrect number of operands for type" in err3
+
+
+# ------------------------------------------------------------------ 2019 ops egraft has no dialect for
+
+
+def test_2019_extract_element_splat_and_dma_round_trip():
+    text = ("func @f(%t: tensor<2x3xf32>, %v: vector<4xi8>, %i: index, %s: f32,\n"
+            "        %a: memref<16xf32>, %b: memref<16xf32, 1>, %tag: memref<1xi32>) {\n"
+            "  %e = extract_element %t[%i, %i] : tensor<2x3xf32>\n"
+            "  %w = extract_element %v[%i] : vector<4xi8>\n"
+            "  %p = splat %s : vector<8xf32>\n"
+            "  %q = splat %s : tensor<2x2xf32>\n"
+            "  dma_start %a[%i], %b[%i], %i, %tag[%i] : memref<16xf32>, memref<16xf32, 1>, memref<1xi32>\n"
+            "  dma_start %a[%i], %b[%i], %i, %tag[%i], %i, %i : memref<16xf32>, memref<16xf32, 1>, memref<1xi32>\n"
+            "  dma_wait %tag[%i], %i : memref<1xi32>\n"
+            "  return\n}\n")
+    rc, out, err = run_opt(text)
+    assert rc == 0, err
+    for piece in ("std.extract_element %arg0[%arg2, %arg2] : tensor<2x3xf32>", "std.splat %arg3 : tensor<2x2xf32>",
+                  "std.dma_start %arg4[%arg2], %arg5[%arg2], %arg2, %arg6[%arg2], %arg2, %arg2 : memref<16xf32>, "
+                  "memref<16xf32, 1>, memref<1xi32>", "std.dma_wait %arg6[%arg2], %arg2 : memref<1xi32>"):
+        assert piece in out, out
+    rc2, out2, err2 = run_opt(out)
+    assert rc2 == 0 and out2 == out, err2
+
+
+@pytest.mark.parametrize("body, args, message", [
+    ('%e = "std.extract_element"(%t, %i) : (tensor<2x3xf32>, index) -> f32', "%t: tensor<2x3xf32>, %i: index",
+     "incorrect number of indices for extract_element"),
+    ('%e = "std.extract_element"(%t, %i, %i) : (tensor<2x3xf32>, index, index) -> f16',
+     "%t: tensor<2x3xf32>, %i: index", "result type must match element type of aggregate"),
+    ('%e = "std.extract_element"(%t, %x) : (tensor<3xf32>, i64) -> f32', "%t: tensor<3xf32>, %x: i64",
+     "operand #1 must be index"),
+    ('%e = "std.extract_element"() : () -> f32', "", "expected 1 or more operands"),
+    ("%p = splat %s : memref<4xf32>", "%s: f32",
+     "result #0 must be vector of any type values or statically shaped tensor of any type values"),
+    ("%p = splat %s : tensor<?xf32>", "%s: f32", "statically shaped tensor"),
+    ("%p = splat %s : tensor<2xvector<2xf32>>", "%s: vector<2xf32>", "operand #0 must be integer or float type"),
+    ("dma_start %a[%i], %a[%i], %i, %tag[%i] : memref<16xf32>, memref<16xf32>, memref<1xi32>",
+     "%a: memref<16xf32>, %i: index, %tag: memref<1xi32>", "DMA should be between different memory spaces"),
+    ("dma_start %a[%i], %b[%i], %i, %tag[%i] : memref<16xf32>, f32, memref<1xi32>",
+     "%a: memref<16xf32>, %b: f32, %i: index, %tag: memref<1xi32>", "expected destination to be of memref type"),
+    ("dma_start %a[], %b[%i], %i, %tag[%i] : memref<16xf32>, memref<16xf32, 1>, memref<1xi32>",
+     "%a: memref<16xf32>, %b: memref<16xf32, 1>, %i: index, %tag: memref<1xi32>",
+     "memref rank not equal to indices count"),
+    ("dma_start %a[%i], %b[%i], %i, %tag[%i], %i : memref<16xf32>, memref<16xf32, 1>, memref<1xi32>",
+     "%a: memref<16xf32>, %b: memref<16xf32, 1>, %i: index, %tag: memref<1xi32>",
+     "expected two stride related operands"),
+    ("dma_wait %tag[%i], %undefined : i32", "%tag: i32, %i: index", "expected tag to be of memref type"),
+])
+def test_2019_extract_element_splat_and_dma_rules(body, args, message):
+    assert message in era_error(body, args)
