@@ -66,6 +66,13 @@ _MEMREF_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.ComplexType, T.Vec
 _VECTOR_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.DialectType)
 
 
+def _without_default_space(space: A.Attribute | None) -> A.Attribute | None:
+    """MLIR drops memory space 0, the default one: `memref<4xf32, 0>` is `memref<4xf32>`."""
+    if isinstance(space, A.IntegerAttr) and space.value == 0:
+        return None
+    return space
+
+
 def _check_element_type(p: "Parser", kind: str, elt: T.Type, start: int, elt_pos: int) -> None:
     """MLIR's element type checks of tensor, memref and vector types."""
     if kind == "tensor" and isinstance(elt, _NOT_TENSOR_ELEMENT):
@@ -187,7 +194,7 @@ class TypeParser(Lexer):
                 return T.UnrankedTensorType(elt)
             space = self.parse_attribute() if self.parse_optional_punct(",") else None
             self.parse_punct(">")
-            return T.UnrankedMemRefType(elt, space)
+            return T.UnrankedMemRefType(elt, _without_default_space(space))
         self.skip_ws()
         m = _DIM_LIST.match(self.text, self.pos)
         if self.text[m.end():m.end() + 1] in _DIM_START:
@@ -249,7 +256,7 @@ class TypeParser(Lexer):
             else:
                 space = attr
         self.parse_punct(">")
-        return T.MemRefType(tuple(shape), elt, layout, space)
+        return T.MemRefType(tuple(shape), elt, layout, _without_default_space(space))
 
     def _parse_legacy_strided_layout(self) -> A.Attribute:
         """The 2020 layout spelling `offset: ?, strides: [?, 1]` (after the
