@@ -22,6 +22,9 @@ from egraft.rewrite.structural.affine_loops import simplify_affine_control
 from egraft.rewrite.structural.affine_maps import canonicalize_affine_maps
 from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
+from egraft.rewrite.structural.graybox import eliminate_grayboxes
+from egraft.rewrite.structural.graybox_args import drop_graybox_args, fold_graybox_casts
+from egraft.rewrite.structural.graybox_hoist import hoist_grayboxes
 from egraft.rewrite.structural.tf_captured_neutral import fold_captured_neutral
 from egraft.rewrite.structural.tf_cse import eliminate_common_subgraphs
 from egraft.rewrite.structural.tf_dependency import optimize_dependencies
@@ -51,6 +54,10 @@ STEPS = {step.name: step for step in (
     StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
     StructuralStep("affine-loops", simplify_affine_control, ("affine.for", "affine.if"), before=True),
     StructuralStep("affine-maps", canonicalize_affine_maps, ("affine.",), before=True),
+    StructuralStep("graybox-eliminate", eliminate_grayboxes, ("affine.graybox",)),
+    StructuralStep("graybox-hoist", hoist_grayboxes, ("affine.graybox",)),
+    StructuralStep("graybox-cast-fold", fold_graybox_casts, ("affine.graybox",), before=True),
+    StructuralStep("graybox-drop-args", drop_graybox_args, ("affine.graybox",), before=True),
     StructuralStep("tf-dependency", optimize_dependencies, ("tf_executor.island", "tf.IdentityN")),
     StructuralStep("tf-cse", eliminate_common_subgraphs, ("tf.",)),
     StructuralStep("tf-switch", fold_switches, ("tf_executor.Switch",)),
