@@ -277,5 +277,7 @@ APPLY_COMPOSE = [_compose_rules("apply", n, k, j) for n in (1, 2, 3) for k in ra
 
 register_rule_set("memref-affine-canonical", [*RULES, *APPLY_COMPOSE],
                   "affine canonicalization: apply/min/max folding and composition, maps and operands "
-                  "canonicalized, decided loops and ifs removed or inlined",
-                  greedy_rules=COMPOSE, structural=("affine-store-compose", "affine-loops", "affine-maps"))
+                  "canonicalized, decided loops and ifs removed or inlined, memref casts folded into "
+                  "graybox operands, unused and duplicate graybox operands dropped",
+                  greedy_rules=COMPOSE, structural=("affine-store-compose", "affine-loops", "affine-maps",
+                                                    "graybox-cast-fold", "graybox-drop-args"))
