@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from egraft.ir import parse, verify
 from egraft.ir.core import types as T
-from egraft.ir.dialects.std_era import ERA_2019_CHECKS, strides_and_offset
+from egraft.ir.dialects.std_era import ERA_2019_CHECKS
+from egraft.ir.dialects.strided import strides_and_offset
 from egraft.passes.cli.main import main as egraft_opt
 
 
