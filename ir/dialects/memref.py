@@ -17,6 +17,7 @@ from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.arith import CAST_FORM, CONSTANT
+from egraft.ir.dialects.strided import strides_and_offset
 from egraft.ir.records import constraints as C
 from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.records.opdef import OpDef, Variadic
@@ -173,8 +174,34 @@ STORE = OpDef(
 # ------------------------------------------------------------------ casts, dim, rank, copy
 
 
+def _cast_compatible(a: T.Type, b: T.Type) -> bool:
+    """MLIR's memref.cast rule: one element type and memory space; ranked to
+    ranked of one rank with agreeing static sizes and, when the layouts differ,
+    agreeing static strides and offset; ranked to or from unranked, but not
+    unranked to unranked."""
+    if a.element_type is not b.element_type or a.memory_space != b.memory_space:  # type: ignore[attr-defined]
+        return False
+    if not isinstance(a, T.MemRefType) or not isinstance(b, T.MemRefType):
+        return isinstance(a, T.MemRefType) or isinstance(b, T.MemRefType)
+    if len(a.shape) != len(b.shape) or any(x != y and T.DYNAMIC not in (x, y) for x, y in zip(a.shape, b.shape)):
+        return False
+    if a.layout == b.layout:
+        return True
+    sa, sb = strides_and_offset(a), strides_and_offset(b)
+    if sa is None or sb is None or len(sa[0]) != len(sb[0]):
+        return False
+    return all(x is None or y is None or x == y for x, y in zip((*sa[0], sa[1]), (*sb[0], sb[1])))
+
+
+def _verify_cast(op: Operation) -> None:
+    a, b = op.operands[0].type, op.results[0].type
+    if not _cast_compatible(a, b):
+        raise op_error(op, f"operand type '{a}' and result type '{b}' are cast incompatible")
+
+
 CAST = OpDef("memref.cast", summary="memref cast operation", operands=[("source", C.AnyMemRef)],
-             results=[("dest", C.AnyMemRef)], traits=(Traits.Pure,), assembly=CAST_FORM, result_names=["cast"])
+             results=[("dest", C.AnyMemRef)], traits=(Traits.Pure,), assembly=CAST_FORM, verify=_verify_cast,
+             result_names=["cast"])
 MEMORY_SPACE_CAST = OpDef("memref.memory_space_cast", summary="memref memory space cast operation",
                           operands=[("source", C.AnyMemRef)], results=[("dest", C.AnyMemRef)],
                           traits=(Traits.Pure,), assembly=CAST_FORM, result_names=["memspacecast"])
