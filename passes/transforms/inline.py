@@ -2,7 +2,8 @@
 
 Every `func.call` whose callee is a `func.func` with a body, resolved through the
 symbol tables (so in the same module), is replaced by the callee's body, as MLIR's
-inliner does; private callees that no longer have any use afterwards are erased.
+inliner does; private functions that have no use afterwards are erased (as MLIR erases
+dead call-graph nodes).
 What the body becomes depends on where the call is:
 
 * **At the top level of an affine scope** (directly in a function's or a graybox's
@@ -162,7 +163,7 @@ class _Inliner:
     def __init__(self, module: Operation) -> None:
         self.module = module
         self.symbols = _Symbols()
-        self.inlined_callees: set[Operation] = set()
+        self.functions: list[Operation] = []  # those with bodies
         self._has_affine: dict[Operation, bool] = {}
 
     def callee(self, call: Operation) -> Operation | None:
@@ -172,7 +173,7 @@ class _Inliner:
 
     def run(self) -> list[Operation]:
         """Inline every eligible call; returns the graybox wrappers made."""
-        funcs = [op for op in self.module.walk() if op.name == "func.func" and _body(op)]
+        funcs = self.functions = [op for op in self.module.walk() if op.name == "func.func" and _body(op)]
         callees = {f: list(dict.fromkeys(g for c in _calls(f) if (g := self.callee(c)) is not None))
                    for f in funcs}
         scc = _sccs(funcs, callees)
@@ -186,10 +187,8 @@ class _Inliner:
                 if how is None:
                     continue
                 done = self.inline(call, g, how)
-                if done is not None:
-                    self.inlined_callees.add(g)
-                    if isinstance(done, Operation):
-                        wrappers.append(done)
+                if isinstance(done, Operation):
+                    wrappers.append(done)
         self.erase_dead_callees()
         return wrappers
 
@@ -229,8 +228,9 @@ class _Inliner:
     # ------------------------------------------------------------ callees left unused
 
     def erase_dead_callees(self) -> None:
-        """Erase private callees whose calls were inlined and that nothing refers to
-        any more (also through other dead callees), as MLIR's inliner does."""
+        """Erase the private functions (with bodies) nothing refers to any more, also
+        through other dead ones, as MLIR's inliner erases its dead call-graph nodes
+        (a function's references to itself do not keep it)."""
         uses: dict[Operation, int] = {}
         refs_in: dict[Operation, list[Operation]] = {}
         for top in self.module.walk(skip=lambda o: o.name == "func.func"):
@@ -243,7 +243,7 @@ class _Inliner:
                     uses[target] = uses.get(target, 0) + 1
                     if owner is not None:
                         refs_in.setdefault(owner, []).append(target)
-        candidates = {f for f in self.inlined_callees if is_private(f)}
+        candidates = {f for f in self.functions if is_private(f)}
         dead = [f for f in candidates if uses.get(f, 0) == 0]
         erased = set(dead)
         while dead:
@@ -371,7 +371,7 @@ class Inline(Pass):
     """MLIR's inliner for `func.call` of functions with bodies in the module, callees first
     (recursive SCCs refused); inside affine code the callee is wrapped in an `affine.graybox`
     (the graybox RFC) and graybox elimination removes the wrapper where the body is
-    affine-valid in the caller; private callees left without uses are erased."""
+    affine-valid in the caller; private functions left without uses are erased."""
 
     NAME = "inline"
     SUMMARY = "Inline function calls"
