@@ -330,3 +330,45 @@ def test_2019_extract_element_splat_and_dma_round_trip():
 ])
 def test_2019_extract_element_splat_and_dma_rules(body, args, message):
     assert message in era_error(body, args)
+
+
+# ------------------------------------------------------------------ memref.cast (today's rule, both syntaxes)
+
+_CAST_TYPES = ["memref<4x8xf32>", "memref<?x8xf32>", "memref<4x?xf32>", "memref<?x?xf32>", "memref<4x8xf32, 1>",
+               "memref<4x8xi32>", "memref<8x4xf32>", "memref<4xf32>", "memref<*xf32>", "memref<*xf32, 1>",
+               "memref<4x8xf32, strided<[8, 1], offset: ?>>", "memref<4x8xf32, strided<[?, 1]>>",
+               "memref<4x8xf32, strided<[16, 1]>>", "memref<4x8xf32, (d0, d1) -> (d0 floordiv 2, d1)>"]
+
+
+def _cast_ok(a: str, b: str) -> bool:
+    rc, _, err = run_opt(f"func.func @f(%x: {a}) {{\n  %y = memref.cast %x : {a} to {b}\n  return\n}}\n")
+    assert rc == 0 or "are cast incompatible" in err, err
+    return rc == 0
+
+
+@given(st.sampled_from(_CAST_TYPES), st.sampled_from(_CAST_TYPES))
+@settings(max_examples=60, deadline=None)
+def test_memref_cast_compatibility_is_symmetric(a, b):
+    assert _cast_ok(a, b) == _cast_ok(b, a)
+    if a == b:
+        assert _cast_ok(a, b) == ("*" not in a)  # unranked to unranked is refused
+
+
+@pytest.mark.parametrize("a, b, ok", [
+    ("memref<4x8xf32>", "memref<?x8xf32>", True),
+    ("memref<4x8xf32>", "memref<*xf32>", True),
+    ("memref<4x8xf32>", "memref<4x8xf32, strided<[8, 1], offset: ?>>", True),
+    ("memref<4x8xf32>", "memref<4x8xf32, strided<[16, 1]>>", False),
+    ("memref<4x8xf32>", "memref<8x4xf32>", False),
+    ("memref<4x8xf32>", "memref<4x8xi32>", False),
+    ("memref<4x8xf32>", "memref<4x8xf32, 1>", False),
+    ("memref<4x8xf32>", "memref<*xf32, 1>", False),
+])
+def test_memref_cast_cases(a, b, ok):
+    assert _cast_ok(a, b) == ok
+
+
+def test_memory_space_zero_is_the_default_one():
+    assert _cast_ok("memref<4x8xf32, 0>", "memref<4x8xf32>") and not _cast_ok("memref<4x8xf32, 0>", "memref<*xf32, 1>")
+    rc, out, _ = run_opt("func.func @f(%x: memref<4xf32, 0>, %y: memref<*xf32, 0>) {\n  return\n}\n")
+    assert rc == 0 and "memref<4xf32>, %arg1: memref<*xf32>)" in out
