@@ -135,6 +135,8 @@ def _load_python(path: str) -> LoadedRules:
 def _is_users(filename: str, folder: str) -> bool:
     """A frame in the user's module or its neighbours (not egraft's, the import system's or
     a library's)."""
+    if filename.startswith("<"):  # <frozen importlib._bootstrap>, <string>
+        return False
     full = os.path.abspath(filename)
     return full.startswith(folder + os.sep) and not any(full.startswith(root + os.sep) for root in _EGRAFT_ROOTS)
 
@@ -146,22 +148,25 @@ def clipped_report(error: BaseException, path: str) -> str:
     message = str(error)
     if isinstance(error, SyntaxError):
         where = FileLineColLoc(error.filename or path, error.lineno or 1, error.offset or 1)
-        return _located(where, f"{kind}: {error.msg}")
+        return _located(where, f"{kind}: {error.msg}", path)
     folder = os.path.dirname(os.path.abspath(path))
     frames = [f for f in traceback.extract_tb(error.__traceback__) if _is_users(f.filename, folder)]
     if isinstance(error, RuleError) and error.origin is not None:
         message = message.removeprefix(f"{error.origin}: ")
     if not frames:
-        return _located(FileLineColLoc(path, 1, 1), f"{kind}: {message}")
+        return _located(FileLineColLoc(path, 1, 1), f"{kind}: {message}", path)
     last = frames[-1]
-    head = _located(FileLineColLoc(last.filename, last.lineno or 1, (last.colno or 0) + 1), f"{kind}: {message}")
+    head = _located(FileLineColLoc(last.filename, last.lineno or 1, (last.colno or 0) + 1), f"{kind}: {message}",
+                    path)
     lines = [head, f"Traceback (most recent call last), {Path(path).name}'s frames only:"]
     lines += [line.rstrip("\n") for line in traceback.format_list(frames)]
     return "\n".join(lines)
 
 
-def _located(where: FileLineColLoc, message: str) -> str:
-    text = f"{where.filename}:{where.line}:{where.col}: error: {message}"
+def _located(where: FileLineColLoc, message: str, path: str) -> str:
+    """The error line (the file named as the user named it) with its source line and caret."""
+    shown = path if os.path.abspath(where.filename) == os.path.abspath(path) else where.filename
+    text = f"{shown}:{where.line}:{where.col}: error: {message}"
     try:
         source = Path(where.filename).read_text(encoding="utf-8").split("\n")[where.line - 1]
     except (OSError, UnicodeDecodeError, IndexError):

@@ -70,6 +70,12 @@ TOOL_OPTIONS: dict[str, ToolOption] = {
                                            "(text, else binary) and print tfg"),
     "mlir-to-graphdef": ToolOption("bool", "tfg-translate's translation: print the result as GraphDef text "
                                            "(--emit=graphdef)"),
+    "load-rules": ToolOption("str", "Register the rule sets of a file: a Python module, a DRR .td, or a rule "
+                                    "file (docs/rules.md); repeatable", "FILE"),
+    "check-rules": ToolOption("str", "Check every rule of these sets (',' between) against the interpreter, "
+                                     "print a counterexample for each wrong one, and exit (1 if any is wrong)",
+                              "SETS"),
+    "check-rules-examples": ToolOption("str", "Programs drawn per rule by --check-rules (default 100)", "N"),
     "mlir-disable-threading": ToolOption("bool", "Accepted for compatibility (egraft is single-threaded)"),
     "version": ToolOption("bool", "Print the version and exit"),
     "help": ToolOption("bool", "Show this help"),
@@ -83,6 +89,10 @@ TOOL_OPTIONS.update({
     "tf-savedmodel-tags": ToolOption("str", "SavedModel input: the tag set of the MetaGraphDef, ',' between "
                                             "(default serve)", "TAGS"),
 })
+
+
+#: Flags given any number of times, each value kept in order.
+_REPEATABLE = frozenset({"load-rules", "check-rules"})
 
 
 class UsageError(Exception):
@@ -105,6 +115,9 @@ class Invocation:
     tf_signature: EntrySignature | None = None  # --tf-input-arrays, --tf-output-arrays, ...
     savedmodel_signatures: str | None = None  # --tf-savedmodel-signature
     savedmodel_tags: str | None = None  # --tf-savedmodel-tags
+    load_rules: list[str] = attrs.field(factory=list)  # --load-rules, in order
+    check_rules: list[str] = attrs.field(factory=list)  # --check-rules set names
+    check_examples: int = 100  # --check-rules-examples
 
 
 def _bool_value(name: str, value: str | None) -> bool:
@@ -145,6 +158,8 @@ def parse_args(argv: Sequence[str]) -> Invocation:
             i += 1
         if name in ("pass-pipeline", "p"):
             pieces.append(parse_pipeline_option(opt_value or ""))
+        elif name in _REPEATABLE:
+            flags.setdefault(name, []).append(opt_value)  # type: ignore[union-attr]
         else:
             flags[name] = opt_value if opt.kind != "bool" else _bool_value(name, opt_value)
     if len(positional) > 1:
@@ -164,6 +179,12 @@ def parse_args(argv: Sequence[str]) -> Invocation:
             raise UsageError(f"--emit must be one of {', '.join(EMIT_FORMS)}, not '{inv.emit}'")
     inv.savedmodel_signatures = flags.get("tf-savedmodel-signature")  # type: ignore[assignment]
     inv.savedmodel_tags = flags.get("tf-savedmodel-tags")  # type: ignore[assignment]
+    inv.load_rules = list(flags.get("load-rules", ()))  # type: ignore[call-overload]
+    inv.check_rules = [n for value in flags.get("check-rules", ()) for n in value.split(",") if n]  # type: ignore[union-attr]
+    examples = str(flags.get("check-rules-examples", "100"))
+    if not examples.isdigit() or int(examples) < 1:
+        raise UsageError(f"--check-rules-examples needs a positive integer, not '{examples}'")
+    inv.check_examples = int(examples)
     readers = _signature_readers(pieces)
     try:
         inv.tf_signature = signature_from_flags(flags, inv.emit, read_by_pass=bool(readers))
@@ -238,6 +259,15 @@ def run(inv: Invocation, stdin: Callable[[], bytes], stdout: TextIO, stderr: Tex
     if inv.version:
         stdout.write(version_text())
         return 0
+    if inv.load_rules:
+        from egraft.passes.cli.load_rules import load_rule_files
+
+        if not load_rule_files(inv.load_rules, stderr):
+            return 1
+    if inv.check_rules:
+        from egraft.passes.cli.check_rules import check_rule_sets
+
+        return check_rule_sets(inv.check_rules, stdout, stderr, inv.check_examples)
     if inv.dialect_doc is not None:
         dialect = REGISTRY.dialects.get(inv.dialect_doc)
         if dialect is None:
