@@ -49,9 +49,11 @@ its own inlinable callees, and a call copied in from a callee (one into a recurs
 SCC) is not inlined again, so inlining terminates.  Work is linear in the size of
 the module plus the size of the inlined copies; symbol tables are built once.
 
-Wrappers: the graybox elimination of `rewrite/structural/graybox.py` (H3) runs on the
-wrappers each function received, before that function is itself inlined elsewhere,
-when that module provides it; otherwise `inline,affine-graybox-eliminate` does it.
+Wrappers: graybox elimination (`rewrite/structural/graybox.py`, the note's E1/E2 with
+symbol-to-dim demotion) runs on the wrappers each function received, right after that
+function's calls are inlined and before it is itself inlined elsewhere, so callers copy
+the simpler body; only wrappers whose bodies would break the caller's affine rules stay
+(`keep-wrappers` keeps them all, to see what the inliner made).
 Departures from MLIR: no nested optimization pipeline on callees (run `canonicalize`
 after), and no cost model (every eligible call is inlined).
 """
@@ -70,8 +72,9 @@ from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_symbol
 from egraft.ir.erasure import erase_all
+from egraft.rewrite.structural.graybox import eliminate_graybox
 
-from egraft.passes.manager.registry import Pass, PassContext, register_pass
+from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 from egraft.passes.transforms.symbol_dce import is_private, symbol_refs
 
 _CFG_SCOPES = ("func.func", GRAYBOX)  # scope ops whose region may hold a CFG
@@ -160,8 +163,9 @@ def _sccs(funcs: list[Operation], callees: dict[Operation, list[Operation]]) -> 
 class _Inliner:
     """One run of the pass over a module."""
 
-    def __init__(self, module: Operation) -> None:
+    def __init__(self, module: Operation, eliminate: bool) -> None:
         self.module = module
+        self.eliminate = eliminate
         self.symbols = _Symbols()
         self.functions: list[Operation] = []  # those with bodies
         self._has_affine: dict[Operation, bool] = {}
@@ -179,6 +183,7 @@ class _Inliner:
         scc = _sccs(funcs, callees)
         wrappers: list[Operation] = []
         for f in sorted(funcs, key=scc.__getitem__):
+            made: list[Operation] = []
             for call in list(_calls(f)):
                 g = self.callee(call)
                 if g is None or scc[g] == scc[f] or not _signature_matches(call, g):
@@ -188,7 +193,9 @@ class _Inliner:
                     continue
                 done = self.inline(call, g, how)
                 if isinstance(done, Operation):
-                    wrappers.append(done)
+                    made.append(done)
+            # Before f is inlined anywhere, so its callers copy the simpler body.
+            wrappers += [w for w in made if not (self.eliminate and eliminate_graybox(w))]
         self.erase_dead_callees()
         return wrappers
 
@@ -376,6 +383,7 @@ class Inline(Pass):
     NAME = "inline"
     SUMMARY = "Inline function calls"
     ANCHOR = "builtin.module"
+    keep_wrappers: bool = option(False, "Keep every graybox wrapper (no graybox elimination on them)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
-        _Inliner(op).run()
+        _Inliner(op, eliminate=not self.keep_wrappers).run()

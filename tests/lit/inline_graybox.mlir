@@ -1,10 +1,13 @@
-// RUN: egraft-opt %s --inline | filecheck %s
+// RUN: egraft-opt %s --inline=keep-wrappers | filecheck %s
+// RUN: egraft-opt %s --inline | filecheck %s --check-prefix=ELIM
 
 // The inliner (`inline`): at the top level of a function the callee's body is spliced in
 // place; inside affine code it is wrapped in an affine.graybox (the graybox RFC), whose
 // operands are the call's memrefs, deduplicated, and whose region arguments replace the
 // callee's memref parameters; other parameters are substituted.  Private callees left
-// without uses are erased; recursion is refused.
+// without uses are erased; recursion is refused.  Without `keep-wrappers`, graybox
+// elimination then removes each wrapper whose body is affine-valid where it stands
+// (ELIM lines).
 
 // CHECK-NOT: func.func private @scale_at
 // CHECK-NOT: func.func private @add_one
@@ -31,6 +34,13 @@ func.func private @add_one(%x: f32) -> f32 {
 // CHECK-NEXT: affine.store %[[W]], %[[R]][%[[I]]] : memref<16xf32>
 // CHECK-NEXT: return
 // CHECK-NOT: call
+// ELIM-LABEL: func.func @in_loop
+// ELIM-SAME: (%[[A:.*]]: memref<16xf32>, %[[F:.*]]: f32)
+// ELIM: affine.for %[[I:.*]] = 0 to 16 {
+// ELIM-NEXT: %[[V:.*]] = affine.load %[[A]][%[[I]]] : memref<16xf32>
+// ELIM-NEXT: %[[W:.*]] = arith.mulf %[[V]], %[[F]] : f32
+// ELIM-NEXT: affine.store %[[W]], %[[A]][%[[I]]] : memref<16xf32>
+// ELIM-NEXT: }
 func.func @in_loop(%A: memref<16xf32>, %f: f32) {
   affine.for %i = 0 to 16 {
     func.call @scale_at(%A, %i, %f) : (memref<16xf32>, index, f32) -> ()
@@ -56,6 +66,9 @@ func.func @at_top(%A: memref<16xf32>, %n: index) -> f32 {
 // CHECK: affine.graybox [%[[R:.*]]] = (%{{.*}}) : (memref<8xf32>) -> () {
 // CHECK: affine.load %[[R]]
 // CHECK: affine.store %{{.*}}, %[[R]]
+// ELIM-LABEL: func.func @copy_twice
+// ELIM-NOT: affine.graybox
+// ELIM: return
 func.func private @copy(%S: memref<8xf32>, %D: memref<8xf32>, %k: index) {
   %v = affine.load %S[%k] : memref<8xf32>
   affine.store %v, %D[%k + 1] : memref<8xf32>
@@ -75,6 +88,8 @@ func.func @copy_twice(%M: memref<8xf32>) {
 // CHECK: cf.cond_br
 // CHECK: return
 // CHECK: return
+// ELIM-LABEL: func.func @cfg_in_loop
+// ELIM: affine.graybox
 func.func private @relu(%x: f32) -> f32 {
   %z = arith.constant 0.0 : f32
   %p = arith.cmpf olt, %x, %z : f32
@@ -131,4 +146,31 @@ func.func private @countdown(%n: index) -> index {
 func.func @uses_countdown(%n: index) -> index {
   %r = func.call @countdown(%n) : (index) -> index
   return %r : index
+}
+
+// A callee whose parameter is a subscript, called with an index loaded in the loop (the
+// RFC's third example, A[B[i]]++): the loaded index is a symbol only inside a graybox, so
+// the wrapper stays after elimination.
+// CHECK-LABEL: func.func @indirect
+// ELIM-LABEL: func.func @indirect
+// ELIM: affine.for %[[I:.*]] = 0 to 100 {
+// ELIM: %[[V:.*]] = affine.load %{{.*}}[%[[I]]] : memref<100xi32>
+// ELIM: %[[X:.*]] = arith.index_cast %[[V]] : i32 to index
+// ELIM: affine.graybox [%[[R:.*]]] = (%{{.*}}) : (memref<100xf32>) -> () {
+// ELIM: affine.load %[[R]][%[[X]]] : memref<100xf32>
+// ELIM: affine.store %{{.*}}, %[[R]][%[[X]]] : memref<100xf32>
+func.func private @increment(%A: memref<100xf32>, %x: index) {
+  %cf1 = arith.constant 1.0 : f32
+  %s = affine.load %A[%x] : memref<100xf32>
+  %o = arith.addf %s, %cf1 : f32
+  affine.store %o, %A[%x] : memref<100xf32>
+  return
+}
+func.func @indirect(%A: memref<100xf32>, %B: memref<100xi32>) {
+  affine.for %i = 0 to 100 {
+    %v = affine.load %B[%i] : memref<100xi32>
+    %x = arith.index_cast %v : i32 to index
+    func.call @increment(%A, %x) : (memref<100xf32>, index) -> ()
+  }
+  return
 }
