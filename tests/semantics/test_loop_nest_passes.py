@@ -35,6 +35,9 @@ PIPELINES = {
     "cse": "func.func(cse)",
     "dce": "func.func(dce)",
     "canonicalize,cse": "func.func(canonicalize,cse)",
+    "affine-graybox-eliminate": "func.func(affine-graybox-eliminate)",
+    "affine-graybox-hoist": "func.func(affine-graybox-hoist)",
+    "hoist,canonicalize": "func.func(affine-graybox-hoist,canonicalize)",
 }
 
 _SETTINGS = settings(max_examples=25, deadline=None, database=None,
