@@ -26,6 +26,10 @@ Source side (the pattern)
     the op's single result; `ResultOf("name", i)` is its result #i.
     A `Var` may carry an `ir.constraints.Constraint`, checked on the value's
     type (value variables) or on the attribute (attribute variables).
+    `after_op` (set with `.after(pat)`) matches an effectful op whose incoming
+    effect token is the effect of an op matching `pat`: that op is the
+    nearest effectful op before it in its block (docs/encoding.md, "Effects
+    and order"); nothing effectful lies between them.
 
 Checks (the `where` clause)
     `Check(name, fn, args, kind, params)` holds when `fn(*evaluated args)` is
@@ -53,6 +57,17 @@ Result side
     `fn(builder, *args)` returns values; greedy only).  A native returning
     None makes the rule not apply (a fold that does not fold).  Built ops
     with the same `binding` are one op; `ResultOf("b", i)` refers to them.
+
+Effects (a root whose op is not declared effect-free, `ir/effects.py`)
+    A rule replaces an effectful root, effect included: the effectful ops its
+    result builds for that root take the root's place on the effect chain, in
+    the order they are built (operands before the op using them, left to
+    right), the first consuming the root's incoming token.  A root without
+    results (`memref.store`) is given the op, or tuple of ops, replacing it
+    as its result.  A result that builds no effectful op *erases* the root:
+    its effect becomes its incoming token, which is sound only for ops that
+    at most read memory (`MemoryEffects(("read",))`), checked at declaration.
+    Ops are never reordered: built ops sit exactly where the root was.
 
 Rules
     `Rule(name, roots, results, where, benefit, doc, origin, commutative, tags)`:
@@ -194,10 +209,16 @@ class OpPat:
     binding: str | None = None
     result_types: tuple[Any, ...] | None = None
     copy_attrs: str | None = None
+    after_op: "OpPat | None" = None
 
     def bind(self, name: str) -> "OpPat":
         """Name the matched (or built) op, DRR's `(Op:$name ...)`."""
         return attrs.evolve(self, binding=name)
+
+    def after(self, previous: "OpPat") -> "OpPat":
+        """Match only where the op's incoming effect token is the effect of an op matching
+        `previous` (source patterns of effectful ops: store-to-load forwarding)."""
+        return attrs.evolve(self, after_op=previous)
 
     def __getitem__(self, index: int) -> ResultOf:
         """Result #index of this op (multi-result ops)."""
@@ -327,6 +348,8 @@ def walk_ops(term: Any) -> Iterator[OpPat]:
             yield from walk_ops(value)
         for t in term.result_types or ():
             yield from walk_ops(t)
+        if term.after_op is not None:
+            yield from walk_ops(term.after_op)
     elif isinstance(term, Either):
         yield from walk_ops(term.a)
         yield from walk_ops(term.b)

@@ -356,8 +356,9 @@ class _Graph:
         ok = pref_nodes >= 0
         rank[pref_nodes[ok]] = np.flatnonzero(ok)
         class_level = np.full(g.n_classes, np.inf)
-        np.minimum.at(class_level, g.node_class, node_level)
-        candidates = np.flatnonzero(np.isfinite(node_level) & (node_level == class_level[g.node_class]))
+        allowed = np.isfinite(self.costs)  # excluded e-nodes (extract's ``exclude``) cost inf
+        np.minimum.at(class_level, g.node_class[allowed], node_level[allowed])
+        candidates = np.flatnonzero(allowed & np.isfinite(node_level) & (node_level == class_level[g.node_class]))
         best_rank = np.full(g.n_classes, np.iinfo(np.int64).max)
         np.minimum.at(best_rank, g.node_class[candidates], rank[candidates])
         safe = np.full(g.n_classes, -1, np.int64)
@@ -580,15 +581,20 @@ def _usage_weights(g: EGraphArrays, choice: np.ndarray, post: Sequence[int],
 
 
 def extract(g: EGraphArrays, schema: Schema, roots: Sequence[int], cost: CostModel,
-            passes: int = 2) -> Extraction:
+            passes: int = 2, exclude: np.ndarray | None = None) -> Extraction:
     """Extract a low-DAG-cost, acyclic term DAG for the root classes ``roots``.
 
     ``passes=1`` is plain tree-cost extraction (the baseline the result never loses to).
+    ``exclude`` (a boolean per e-node) names e-nodes never to choose: they are priced
+    infinite, so no class prefers them and no fallback takes them (a class left with
+    only excluded e-nodes is unextractable).
     """
     start = time.perf_counter()
     costs = np.asarray(cost.node_costs(g), np.float64)
     if len(costs) != g.n_nodes or not np.isfinite(costs).all() or (costs < 0).any():
         raise ExtractionError("a cost model must give every e-node a finite, non-negative cost")
+    if exclude is not None and exclude.any():
+        costs = np.where(exclude, np.inf, costs)
     graph = _Graph(g, costs)
     weight: np.ndarray | None = None  # all ones
     best_sel: tuple[float, np.ndarray, list[int]] | None = None

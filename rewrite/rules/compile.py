@@ -12,12 +12,22 @@ roots (multi-pattern rules) are several atoms sharing variables. Results union e
 replaced root result with the value built: a variable, a result of a matched op, or a
 new op whose result types are the replaced value's (or given types).
 
+Effects (docs/encoding.md, "Effects and order"). A source op with ``.after(p)`` joins its
+incoming token to ``(EffOf ?p)``. A rule replacing an effectful root threads the effectful
+ops it builds on the root's token: the first built takes the root's incoming token, each
+next one the ``EffOf`` of the one before (let-bound, so each is one e-node), and
+``EffOf(root)`` is unioned with the last one's; a root without results is replaced by the
+ops built for it; a result that builds none unions ``EffOf(root)`` with its incoming token
+(the root is erased; only for ops that only read). The extraction that keeps one op per
+chain position is :func:`egraft.rewrite.encoding.chains.extract_on_chains`.
+
 Checks, natives, ``TypeOf``/``ConstOf`` arguments and constrained variables become
 oracles (``rewrite/rules/oracles.py``): the rule asks through a request relation, Python answers
 between saturation runs, and the compiled rule queries the answer.
 
 Not compiled (reported by :func:`compile_rules` with the reason, the greedy driver still
-runs them): checks on IR values (``has_one_use``), "build" natives, building effectful ops.
+runs them): checks on IR values (``has_one_use``), "build" natives, building ops with
+regions or unregistered ops, building effectful ops for a root that is not effectful.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ from egraft.ir import REGISTRY, Operation
 from egraft.ir.core import attributes as A
 from egraft.ir.core.traits import Traits
 from egraft.ir.core.types import Type
-from egraft.ir.effects import declared_effect_free
+from egraft.ir.effects import declared_effect_free, only_reads
 from egraft.patterns.rule import Check, ConstOf, Either, Native, OpPat, ResultOf, Rule, TypeOf, Var
 
 from egraft.rewrite.engine import names
@@ -88,6 +98,9 @@ class _RuleCompiler:
         self.arg_vars: dict[Any, tuple[str, str]] = {}  # oracle argument -> (query var, atom)
         self.answers: list[str] = []            # answer atoms of the oracles, in the order asked
         self.requests: list[tuple[int, str]] = []  # (answers known when asking, request atom)
+        self.actions: list[str] = []            # the rewrite's actions, let-bindings first
+        self.token: str | None = None           # the effect token the next built effectful op takes
+        self.built: dict[Any, str] = {}         # effectful built op (binding or pattern) -> its let variable
 
     def var(self, stem: str = "t") -> str:
         return f"?_{stem}{next(self.fresh)}"
@@ -215,7 +228,19 @@ class _RuleCompiler:
         self.op_info[o] = (shape, heads)
         for name, value in pat.attrs:
             self.source_attr(pat.name, heads, name, value)
+        if pat.after_op is not None:
+            if not self.effectful(pat.name, shape):
+                raise UnsupportedRule(f"{pat.name} is effect-free: it has no effect predecessor to match")
+            previous = self.source_op(pat.after_op)
+            if not self.effectful(pat.after_op.name, self.op_info[previous][0]):
+                raise UnsupportedRule(f"{pat.after_op.name} is effect-free: it is on no effect chain")
+            self.atoms.append(f"(= {heads[-1]} ({self.ctor('EffOf')} {previous}))")
         return o
+
+    @staticmethod
+    def effectful(name: str, shape: OpShape | None) -> bool:
+        """Whether ops named ``name`` consume an effect token (their last child), as lowered."""
+        return shape.effectful if shape is not None else not declared_effect_free(name, None)
 
     def source_attr(self, op: str, heads: list[str], name: str, value: Any) -> None:
         opdef = REGISTRY.lookup(op)
@@ -243,16 +268,24 @@ class _RuleCompiler:
                 raise UnsupportedRule(f"result variable ${e.name} is not a matched value")
             return names.var(e.name) if e.name in self.bound else f"({self.ctor('Res')} 0 {self.ops[e.name]})"
         if isinstance(e, ResultOf):
-            op_expr = self.ops[e.op] if isinstance(e.op, str) else self.build(e.op, types_var)
+            if isinstance(e.op, str):
+                op_expr = self.ops[e.op] if e.op in self.ops else self.built[e.op]
+            else:
+                op_expr = self.build(e.op, types_var)
             return f"({self.ctor('Res')} {e.index} {op_expr})"
         if isinstance(e, OpPat):
             return f"({self.ctor('Res')} 0 {self.build(e, types_var)})"
         raise UnsupportedRule(f"result {type(e).__name__}")
 
     def build(self, pat: OpPat, types_var: str) -> str:
+        """The term of a built op. An effectful one takes the current token, is let-bound
+        (built once however often it is used) and makes its ``EffOf`` the current token."""
         shape = self.shape(pat.name)
-        if shape is None or shape.effectful or shape.num_regions:
-            raise UnsupportedRule(f"building {pat.name} (unregistered, effectful or with regions)")
+        if shape is None or shape.num_regions:
+            raise UnsupportedRule(f"building {pat.name} (unregistered or with regions)")
+        key = pat.binding or pat
+        if shape.effectful and key in self.built:
+            return self.built[key]
         opdef = REGISTRY.lookup(pat.name)
         kids = []
         for is_list, x in zip(shape.groups, pat.operands):
@@ -265,6 +298,8 @@ class _RuleCompiler:
                 kids.append(self.result(x, types_var))
         if pat.result_types is not None:
             types = f"({self.ctor('Types', len(pat.result_types))} {' '.join(map(self.result_type, pat.result_types))})"
+        elif opdef is not None and not opdef.results:
+            types = f"({self.ctor('Types', 0)})"
         else:
             types = types_var
         attrs = dict(pat.attrs)
@@ -277,7 +312,16 @@ class _RuleCompiler:
                 raise UnsupportedRule(f"attribute {k} computed by {v!r}")
         props = {k: v for k, v in attrs.items() if opdef is not None and k in opdef.attr_names}
         rest = {k: v for k, v in attrs.items() if k not in props}
-        return f"({self.ctor(pat.name)} {' '.join(kids)} {types} {self.dict_term(props)} {self.dict_term(rest)})"
+        term = f"({self.ctor(pat.name)} {' '.join(kids)} {types} {self.dict_term(props)} {self.dict_term(rest)}"
+        if not shape.effectful:
+            return term + ")"
+        if self.token is None:
+            raise UnsupportedRule(f"building the effectful {pat.name} for a root that is not effectful "
+                                  "(no effect token to thread it on)")
+        v = self.built[key] = self.var("e")
+        self.actions.append(f"(let {v} {term} {self.token}))")
+        self.token = f"({self.ctor('EffOf')} {v})"
+        return v
 
     def result_type(self, t: Any) -> str:
         if isinstance(t, Type):
@@ -297,6 +341,24 @@ class _RuleCompiler:
             term = f"({self.ctor('DCons')} {egglog_string(name)} {attr} {term})"
         return term
 
+    def replace(self, pat: OpPat, root: str, values: tuple) -> None:
+        """The actions replacing one root: its results, and its effect by the chain built for it."""
+        shape, heads = self.op_info[root]
+        effectful = self.effectful(pat.name, shape)
+        incoming = self.token = heads[-1] if effectful else None
+        opdef = REGISTRY.lookup(pat.name)
+        if opdef is not None and not opdef.results and all(isinstance(v, OpPat) for v in values):
+            for v in values:  # a root without results: the ops replacing it
+                self.build(v, heads[0])
+        else:
+            for i, value in enumerate(values):
+                self.actions.append(f"(union ({self.ctor('Res')} {i} {root}) {self.result(value, heads[0])})")
+        if effectful:
+            if self.token == incoming and not only_reads(pat.name, opdef):
+                raise UnsupportedRule(f"erasing {pat.name}, which may write (only ops that only read can be erased)")
+            self.actions.append(f"(union ({self.ctor('EffOf')} {root}) {self.token})")
+        self.token = None
+
     def compile(self, ruleset: str, name: str, join_ruleset: str) -> list[str]:
         """The rule's egglog text, preceded by the request rules of its oracles. The rule
         that joins the source pattern goes into ``join_ruleset`` (see :func:`compile_rules`)."""
@@ -304,13 +366,10 @@ class _RuleCompiler:
         roots = [self.source_op(r) for r in rule.roots]
         for check in (*self.constrained, *rule.where):
             self.ask("check", check)
-        actions = []
-        for root, values in zip(roots, rule.results):
-            if values is None:
-                continue
-            types_var = self.op_info[root][1][0]
-            for i, value in enumerate(values):
-                actions.append(f"(union ({self.ctor('Res')} {i} {root}) {self.result(value, types_var)})")
+        actions = self.actions
+        for pat, root, values in zip(rule.roots, roots, rule.results):
+            if values is not None:
+                self.replace(pat, root, values)
         if not self.requests:
             return [rule_command(self.atoms, actions, join_ruleset, name)]
         # Staged: the source pattern is joined once, into a relation of its matches; the
