@@ -15,11 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from egraft.ir.core import attributes as A
+from egraft.ir.effects import declared_effect_free, only_reads
 from egraft.ir.records.opdef import SINGLE, OpDef
 from egraft.ir.records.registry import REGISTRY
 from egraft.ir.core.types import Type
 
-from .rule import (AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf, Rule, TypeOf, Var)
+from .rule import (AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf, Rule, TypeOf, Var, walk_ops)
 
 
 def lookup_op(rule: Rule, name: str) -> OpDef | None:
@@ -103,6 +104,36 @@ def _bind_source(scope: _Scope, pat: OpPat) -> None:
                 scope.bind(value.name, "attr")
         elif not isinstance(value, A.Attribute):
             raise rule.error(f"attribute '{name}' of source op '{pat.name}' must be an attribute or a variable")
+    if pat.after_op is not None:
+        for named in (pat.name, pat.after_op.name):
+            if not is_effectful(named):
+                raise rule.error(f"'{named}' has no effects, so it is on no effect chain: .after() needs "
+                                 "effectful ops on both sides")
+        _bind_source(scope, pat.after_op)
+
+
+def is_effectful(name: str) -> bool:
+    """Whether ops named `name` take part in their block's effect chain (docs/encoding.md)."""
+    return not declared_effect_free(name, REGISTRY.lookup(name))
+
+
+def _check_effects(rule: Rule, root: OpPat, values: tuple) -> None:
+    """What replacing an effectful root may do (rule.py, "Effects"): built effectful ops need an
+    effectful root to take the place of, and building none erases the root, which only an op
+    that at most reads allows."""
+    built = [p.name for v in values for p in walk_ops(v)]
+    builds = any(map(is_effectful, built))
+    if not is_effectful(root.name):  # an unregistered op built here is the user's call, as in MLIR
+        if any(is_effectful(n) and REGISTRY.lookup(n) is not None for n in built):
+            raise rule.error(f"builds an effectful op for '{root.name}', which has no effects: there is "
+                             "no place on an effect chain to put it")
+        return
+    if builds and rule.is_multi_root:
+        raise rule.error("a rule with several roots cannot build effectful ops (the greedy driver "
+                         "inserts built ops before the first root, which could reorder effects)")
+    if not builds and not only_reads(root.name, REGISTRY.lookup(root.name)):
+        raise rule.error(f"'{root.name}' may write memory, and the result builds no effectful op to "
+                         "replace it: its effect would be dropped (only ops that only read can be erased)")
 
 
 def _bind_operand(scope: _Scope, o: Any, var_kind: str) -> None:
@@ -225,8 +256,11 @@ def validate_rule(rule: Rule) -> None:
         if values is None:
             continue
         count = result_count(REGISTRY.lookup(root.name))
-        if count is not None and len(values) != count:
+        if count == 0 and values and not all(isinstance(v, OpPat) for v in values):
+            raise rule.error(f"root '{root.name}' has no results: its result must be the op(s) replacing it")
+        if count is not None and count != 0 and len(values) != count:
             raise rule.error(f"root '{root.name}' has {count} results, the rule gives {len(values)} replacements")
+        _check_effects(rule, root, values)
         for v in values:
             if isinstance(v, Native) and v.kind != "build":
                 raise rule.error(f"native '{v.name}' of kind {v.kind} cannot replace a value; wrap it in an op")
@@ -245,7 +279,7 @@ def _names_in(term: Any) -> set[str]:
             out |= _names_in(o)
         for _, v in term.attrs:
             out |= _names_in(v)
-        return out
+        return out | _names_in(term.after_op)
     if isinstance(term, ResultOf):
         return _names_in(term.op) if isinstance(term.op, OpPat) else {term.op}
     if isinstance(term, Either):
