@@ -119,7 +119,14 @@ def test_validation_errors_point_at_the_rule(make, message: str) -> None:
 
 
 def test_unregistered_ops_of_open_dialects_are_accepted() -> None:
-    assert rule("r", op("tf.SomeFutureOp", x, y, z), x).root.name == "tf.SomeFutureOp"
+    made = rule("r", op("tf.AddV2", op("tf.SomeFutureOp", x, y, z), y), x)
+    assert [p.name for p in made.source_ops()] == ["tf.AddV2", "tf.SomeFutureOp"]
+
+
+def test_an_op_of_unknown_effects_cannot_be_erased() -> None:
+    # Replacing its result by a value would drop whatever it writes (rule.py, "Effects").
+    with pytest.raises(RuleError, match="may write memory"):
+        rule("r", op("tf.SomeFutureOp", x, y, z), x)
 
 
 def test_python_attribute_values_need_types() -> None:
