@@ -16,11 +16,12 @@ import numpy as np
 from egraft.ir import REGISTRY, Operation
 
 from egraft.rewrite.rules.compile import NESTED_RULESET
+from egraft.rewrite.encoding.chains import extract_on_chains
 from egraft.rewrite.encoding.cost_models import IRCost
 from egraft.rewrite.engine.egraph import EGraph
 from egraft.rewrite.encoding.schema import shape_of
 from egraft.rewrite.engine.export import EGraphArrays, export
-from egraft.rewrite.engine.extract import CostModel, extract, root_classes
+from egraft.rewrite.engine.extract import CostModel, root_classes
 from egraft.rewrite.engine.load import load_table
 from egraft.rewrite.encoding.lower import lower
 from egraft.rewrite.rules.oracles import load_value_types, saturate_with_oracles
@@ -166,7 +167,7 @@ def optimize(op: Operation, schedule: Schedule | None = None,
     times["export"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     roots = root_classes(g, [loaded.base + r for r in low.root_nodes])
-    result = extract(g, low.schema, roots, cost or IRCost())
+    result = extract_on_chains(g, low.schema, roots, cost or IRCost())  # one op per chain position
     times["extract"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     stats = write_back(low, g, loaded.base, result.choice)
