@@ -34,7 +34,9 @@ def _option_row(o: PassOption) -> str:
 
 def _pass_section(cls: type[Pass]) -> list[str]:
     out = [f"### `-{cls.NAME}`", "", _one_line(cls.__doc__ or cls.SUMMARY), ""]
-    out.append(f"Runs on: {'`' + cls.ANCHOR + '` ops' if cls.ANCHOR else 'any op'}.")
+    scoped = ", each after every `affine.graybox` in it (one run per affine scope, innermost first)" \
+        if cls.AFFINE_SCOPED else ""
+    out.append(f"Runs on: {'`' + cls.ANCHOR + '` ops' if cls.ANCHOR else 'any op'}{scoped}.")
     options = options_of(cls)
     if options:
         out += ["", "| option | type | default | valid | meaning |", "|---|---|---|---|---|"]
