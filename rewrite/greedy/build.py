@@ -1,5 +1,7 @@
 """Building a rule's result DAG in the IR and replacing the matched roots.
 
+A root without results (`memref.store`) is replaced by the ops its result builds. Built
+ops take the root's place, so effectful ones keep the order of the block's effects.
 The result ops are built detached first: if a native declines (returns None)
 or a constant is missing halfway, the partial DAG is dropped and the IR is
 untouched, so a rule either applies whole or not at all.  Built ops get the
@@ -163,6 +165,11 @@ def apply_match(rule: Rule, match: Match) -> list[Operation] | None:
     try:
         for root_op, values in zip(match.roots, rule.results):
             if values is None:
+                continue
+            if not root_op.results and all(isinstance(v, OpPat) for v in values):
+                for v in values:  # a root without results: the ops replacing it (rule.py, "Effects")
+                    b.op(v)
+                replacements.append((root_op, []))
                 continue
             if len(values) != len(root_op.results):
                 raise RuleError(f"gives {len(values)} values for the {len(root_op.results)} results of "

@@ -17,6 +17,7 @@ import itertools
 from typing import Any, Iterator
 
 from egraft.ir import Operation, OpResult, Value
+from egraft.ir.effects import has_side_effects
 from egraft.ir.records.opdef import SINGLE
 from egraft.ir.core.traits import Traits
 from egraft.patterns.rule import (WILDCARD_NAME, AllOf, AnyOf, Check, ConstOf, Either, Native, Not, OpPat, ResultOf,
@@ -188,7 +189,13 @@ class Matcher:
             values = [tuple(v) if isinstance(v, list) else v for v in values]
         else:
             values = list(op.operands)
-        yield from self._operand_list(pat.operands, values, env, self._commutes(op))
+        if pat.after_op is None:
+            yield from self._operand_list(pat.operands, values, env, self._commutes(op))
+            return
+        previous = effect_predecessor(op)
+        if previous is not None:
+            for env2 in self._operand_list(pat.operands, values, env, self._commutes(op)):
+                yield from self._op(pat.after_op, previous, env2)
 
     def _commutes(self, op: Operation) -> bool:
         d = op.opdef
@@ -271,6 +278,17 @@ class Matcher:
             return False
         env[want.name] = have
         return True
+
+
+def effect_predecessor(op: Operation) -> Operation | None:
+    """The op whose effect ``op`` comes after (``OpPat.after``): the nearest effectful op before
+    it in its block, as the e-graph encoding threads a block's effect token; None at the
+    block's start. A walk passes only the effect-free ops right before ``op``, so asking it of
+    every op of a block passes each op once (per rule asking)."""
+    previous = op.prev
+    while previous is not None and not has_side_effects(previous):
+        previous = previous.prev
+    return previous
 
 
 def _producer_name(pattern: Any) -> str | None:
