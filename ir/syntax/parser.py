@@ -247,6 +247,8 @@ class Parser(ValueScopes):
             op = self._parse_custom_operation(start, num_results)
         if groups:
             results = op.results
+            if not results:
+                raise self.error("cannot name an operation with no results", start)
             if num_results != len(results):
                 raise self.error(f"operation defines {len(results)} results but was provided "
                                  f"{num_results} to bind", start)
@@ -269,6 +271,8 @@ class Parser(ValueScopes):
         if m is None:
             raise self.error("expected operation name in quotes")
         name = m.group(1)
+        if not name:
+            raise self.error("empty operation name is invalid")
         self.pos = m.end()
         opdef = REGISTRY.ops.get(name)
         if opdef is None:
