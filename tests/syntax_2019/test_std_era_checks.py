@@ -372,3 +372,13 @@ def test_memory_space_zero_is_the_default_one():
     assert _cast_ok("memref<4x8xf32, 0>", "memref<4x8xf32>") and not _cast_ok("memref<4x8xf32, 0>", "memref<*xf32, 1>")
     rc, out, _ = run_opt("func.func @f(%x: memref<4xf32, 0>, %y: memref<*xf32, 0>) {\n  return\n}\n")
     assert rc == 0 and "memref<4xf32>, %arg1: memref<*xf32>)" in out
+
+
+@pytest.mark.parametrize("body, message", [
+    ('%x = "t.op"() : () -> ()', "cannot name an operation with no results"),
+    ('"" () : () -> ()', "empty operation name is invalid"),
+])
+def test_generic_form_errors_in_both_syntaxes(body, message):
+    for head in ("func @f() {", "func.func @f() {"):
+        rc, _, err = run_opt(f"{head}\n  {body}\n  return\n}}\n", "--allow-unregistered-dialect")
+        assert rc != 0 and "<stdin>:2:" in err and message in err, err
