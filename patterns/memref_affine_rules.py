@@ -25,6 +25,7 @@ from egraft.ir.core import affine as AF
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 
+from .affine_flatten import simplify_expr
 from .canon_fold import INDEX_WIDTH, elements, wrap
 from .checks import is_constant, pred
 from .dsl import op, rule, var
@@ -228,6 +229,33 @@ def compose_operand(outer: AF.AffineMap, k: int, inner: AF.AffineMap) -> AF.Affi
         dims = [AF.Dim(i) for i in range(nd)]
         syms = [AF.Symbol(i) for i in range(s)] + [f] + [AF.Symbol(i - 1 + j) for i in range(s + 1, ns)]
         new_nd, new_ns = nd, ns - 1 + j
+    results = [simplify_expr(substitute(r, dims, syms)) for r in outer.results]
+    if any(r.depth > MAX_COMPOSED_DEPTH for r in results):
+        return None
+    return AF.AffineMap(new_nd, new_ns, results)
+
+
+def compose_keeping_kinds(outer: AF.AffineMap, k: int, inner: AF.AffineMap) -> AF.AffineMap | None:
+    """`outer` with its operand #k replaced by the single result of `inner`, the way MLIR's
+    composition orders inputs: inner dims stay dims (at k when k is a dim, after the outer dims
+    when k is a symbol), inner symbols stay symbols, after the outer ones. The new operands are
+    `outer dims with k replaced by inner dims (or + inner dims), outer symbols (less k), inner
+    symbols`. None when a result would be deeper than MAX_COMPOSED_DEPTH."""
+    if len(inner.results) != 1 or not 0 <= k < outer.num_dims + outer.num_symbols:
+        return None
+    nd, ns, jd, js = outer.num_dims, outer.num_symbols, inner.num_dims, inner.num_symbols
+    if k < nd:
+        f = substitute(inner.results[0], [AF.Dim(k + p) for p in range(jd)], [AF.Symbol(ns + q) for q in range(js)])
+        dims = [AF.Dim(i) for i in range(k)] + [f] + [AF.Dim(i - 1 + jd) for i in range(k + 1, nd)]
+        syms = [AF.Symbol(i) for i in range(ns)]
+        new_nd, new_ns = nd - 1 + jd, ns + js
+    else:
+        s = k - nd
+        f = substitute(inner.results[0], [AF.Dim(nd + p) for p in range(jd)],
+                       [AF.Symbol(ns - 1 + q) for q in range(js)])
+        dims = [AF.Dim(i) for i in range(nd)]
+        syms = [AF.Symbol(i) for i in range(s)] + [f] + [AF.Symbol(i - 1) for i in range(s + 1, ns)]
+        new_nd, new_ns = nd + jd, ns - 1 + js
     results = [substitute(r, dims, syms) for r in outer.results]
     if any(r.depth > MAX_COMPOSED_DEPTH for r in results):
         return None

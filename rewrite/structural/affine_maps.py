@@ -1,16 +1,19 @@
 """`affine-maps`: every affine op's map and operands canonicalized, as MLIR's `SimplifyAffineOp` does.
 
 For `affine.apply`/`min`/`max`/`load`/`store`, the bounds of `affine.for` and the condition of
-`affine.if`, in program order (so producers are already canonical when their users are reached):
+`affine.if`, users before producers (as MLIR's worklist pops them, so a chain composes into its
+last user whole and the order of the new inputs is MLIR's):
 
 1. composition: an operand produced by a one-result `affine.apply` is replaced by the apply's
-   operands, its map substituted in (`compose_operand`); repeated until no operand is such an
-   apply, or the expression would be deeper than `MAX_COMPOSED_DEPTH` (a bound on any input's work);
+   operands, its map substituted in (`compose_keeping_kinds`: inner dims stay dims, inner symbols
+   are appended after the outer symbols); repeated until no operand is such an apply, or the
+   expression would be deeper than `MAX_COMPOSED_DEPTH` (a bound on any input's work);
 2. `canonicalizeMapAndOperands`: operands produced by an index constant become constants in the
    map; a dim operand that is a valid symbol in the op's affine scope becomes a symbol (appended
    after the op's own symbols, as MLIR orders them); equal operands of one kind are merged;
    operands no result uses are dropped;
-3. the results of a min/max map (and of loop bounds: max for the lower, min for the upper) lose
+3. every result simplified as MLIR's `simplifyAffineMap` does (`patterns/affine_flatten.py`); the
+   results of a min/max map (and of loop bounds: max for the lower, min for the upper) lose
    duplicates and all but the extreme constant result (`simplify_results`); an `affine.if`
    constraint that became a true constant is dropped while another remains;
 4. the folds of the `memref-affine-canonical` rules, so that the form is canonical after the
@@ -40,7 +43,8 @@ from egraft.ir.core import types as T
 from egraft.ir.core.operation import Region, Value
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_dim, is_valid_symbol
-from egraft.patterns.memref_affine_rules import compose_operand, evaluate, simplify_results, substitute
+from egraft.patterns.affine_flatten import simplify_expr
+from egraft.patterns.memref_affine_rules import compose_keeping_kinds, evaluate, simplify_results, substitute
 
 #: Op name -> (map attribute, index of the first map operand, min/max kind of its results or None).
 _ACCESS = {"affine.load": 1, "affine.store": 2, "affine.vector_load": 1, "affine.vector_store": 2}
@@ -50,7 +54,7 @@ _MAP_OPS = {"affine.apply": None, "affine.min": "min", "affine.max": "max"}
 def canonicalize_affine_maps(root: Operation) -> int:
     """Canonicalize the maps and operands of every affine op under `root`; returns the ops changed."""
     done = 0
-    for op in list(root.walk()):
+    for op in reversed(list(root.walk())):  # users first, as MLIR's worklist: chains compose whole
         if op.parent is None and op is not root:
             continue  # erased by an earlier fold
         if op.name in _MAP_OPS:
@@ -78,20 +82,30 @@ def constant_index(value: Value) -> int | None:
 
 def _compose(amap: AF.AffineMap, operands: list[Value], checked: bool, scope: Region | None
              ) -> tuple[AF.AffineMap, list[Value]]:
-    """Substitute one-result applies producing operands into `amap` until none is left."""
+    """Substitute one-result applies producing operands into `amap` until none is left
+    (`compose_keeping_kinds`: MLIR's order of the new inputs)."""
     k = 0
     while k < len(operands):
         producer = operands[k].owner_op
         if producer is None or producer.name != "affine.apply":
             k += 1
             continue
-        is_dim = k < amap.num_dims
-        valid = is_valid_dim if is_dim else is_valid_symbol
-        composed = compose_operand(amap, k, producer.attr("map").value)
-        if composed is None or (checked and not all(valid(v, scope) for v in producer.operands)):
+        inner = producer.attr("map").value
+        inner_dims, inner_syms = list(producer.operands[:inner.num_dims]), list(producer.operands[inner.num_dims:])
+        composed = compose_keeping_kinds(amap, k, inner)
+        if composed is None or (checked and not (all(is_valid_dim(v, scope) for v in inner_dims)
+                                                 and all(is_valid_symbol(v, scope) for v in inner_syms))):
             k += 1
             continue
-        amap, operands = composed, operands[:k] + list(producer.operands) + operands[k + 1:]
+        nd = amap.num_dims
+        dims, syms = operands[:nd], operands[nd:]
+        if k < nd:
+            dims = dims[:k] + inner_dims + dims[k + 1:]
+        else:
+            dims = dims + inner_dims
+            syms = syms[:k - nd] + syms[k - nd + 1:]
+        amap, operands = composed, dims + syms + inner_syms
+        k = 0 if k >= nd else k  # inputs before k may have moved when k was a symbol
     return amap, operands
 
 
@@ -157,7 +171,7 @@ def canonical_map(op: Operation, amap: AF.AffineMap, operands: Sequence[Value], 
     scope = get_affine_scope(op)
     amap, composed = _compose(amap, list(operands), checked, scope)
     exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, composed, lambda v: is_valid_symbol(v, scope))
-    out = AF.AffineMap(nd, len(kept) - nd, exprs)
+    out = AF.AffineMap(nd, len(kept) - nd, [simplify_expr(e) for e in exprs])
     return (simplify_results(out, kind) if kind else out), kept
 
 
@@ -253,7 +267,7 @@ def _simplify_if(op: Operation) -> int:
     exprs = [e for e, _ in iset.constraints]
     amap, operands = _compose(AF.AffineMap(iset.num_dims, iset.num_symbols, exprs), list(op.operands), True, scope)
     new_exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, operands, lambda v: is_valid_symbol(v, scope))
-    constraints = [(e, eq) for e, (_, eq) in zip(new_exprs, iset.constraints)]
+    constraints = [(simplify_expr(e), eq) for e, (_, eq) in zip(new_exprs, iset.constraints)]
     pending = [(e, eq) for e, eq in constraints if not _constant_truth(e, eq)]
     if pending:
         constraints = pending  # true constants dropped while a constraint remains

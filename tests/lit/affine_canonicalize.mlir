@@ -7,7 +7,7 @@
 // Chains of applies compose into one; a constant operand goes into the map and a dim that
 // is a valid symbol becomes a symbol (MLIR's partial_fold_map, mix_dims_and_symbols).
 // CHECK-DAG:   #[[$FOLD:.*]] = affine_map<()[s0] -> (s0 - 42)>
-// CHECK-DAG:   #[[$CHAIN:.*]] = affine_map<()[s0, s1] -> (s1 + s0 * 42 + 6)>
+// CHECK-DAG:   #[[$CHAIN:.*]] = affine_map<()[s0, s1] -> (s0 * 42 + s1 + 6)>
 // CHECK-LABEL: func.func @compose
 // CHECK-NEXT:    %[[A:.*]] = affine.apply #[[$FOLD]]()[%arg0]
 // CHECK-NEXT:    %[[B:.*]] = affine.apply #[[$CHAIN]]()[%arg1, %arg0]
