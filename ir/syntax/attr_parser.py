@@ -15,6 +15,7 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.affine import IntegerSet
 from egraft.ir.core.floats import from_bits, round_to
+from egraft.ir.records.registry import REGISTRY
 from egraft.ir.syntax.affine_parser import parse_affine_map_or_set
 from egraft.ir.syntax.lexer import STRING_BODY, WS, int_literal, unescape
 from egraft.ir.syntax.type_parser import TypeParser
@@ -122,6 +123,10 @@ def parse_attribute(p: "AttributeParser", type: T.Type | None = None) -> A.Attri
             value = _parse_element(p, shaped.element_type)  # type: ignore[attr-defined]
             p.parse_punct(">")
             return A.DenseElementsAttr(shaped, value)
+        if kw == "opaque" and text.startswith("<", m.end()):
+            p.pos = m.end()
+            _check_opaque_elements(p)
+            p.pos = m.end()
         if kw in _VERBATIM_KEYWORDS and text.startswith(("<", "["), m.end()):
             p.pos = m.end()
             while p.text.startswith(("<", "["), p.pos):
@@ -135,6 +140,29 @@ def parse_attribute(p: "AttributeParser", type: T.Type | None = None) -> A.Attri
     if t is None:
         raise p.error("expected attribute value")
     return A.TypeAttr(t)
+
+
+def _check_opaque_elements(p) -> None:
+    """`opaque<"dialect", "0x...">` (MLIR's opaque elements literal, 2019-2022):
+    a registered dialect's namespace and a hex string, as MLIR checked them.
+    The literal itself is kept as text."""
+    p.parse_punct("<")
+    p.skip_ws()
+    start = p.pos
+    name = p.parse_optional_string()
+    if name is None:
+        raise p.error("expected dialect namespace", start)
+    if name and name not in REGISTRY.dialects:
+        raise p.error(f"no registered dialect with namespace '{name}'", start)
+    p.parse_punct(",")
+    p.skip_ws()
+    start = p.pos
+    value = p.parse_optional_string()
+    if not isinstance(value, str) or not value.startswith("0x"):
+        raise p.error("opaque string should start with '0x'", start)
+    if not all(c in "0123456789abcdefABCDEF" for c in value[2:]):
+        raise p.error("opaque string only contains hex digits", start)
+    p.parse_punct(">")
 
 
 def fit_integer(magnitude: int, negative: bool, type: T.Type) -> int | None:
