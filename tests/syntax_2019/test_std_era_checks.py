@@ -382,3 +382,19 @@ def test_generic_form_errors_in_both_syntaxes(body, message):
     for head in ("func @f() {", "func.func @f() {"):
         rc, _, err = run_opt(f"{head}\n  {body}\n  return\n}}\n", "--allow-unregistered-dialect")
         assert rc != 0 and "<stdin>:2:" in err and message in err, err
+
+
+@pytest.mark.parametrize("literal, message", [
+    ('opaque<"tf", "0x0A1b">', None),
+    ('opaque<"", "0x00">', None),
+    ('opaque<7, "0x00">', "expected dialect namespace"),
+    ('opaque<"nosuchdialect", "0x00">', "no registered dialect with namespace 'nosuchdialect'"),
+    ('opaque<"tf", "12ab">', "opaque string should start with '0x'"),
+    ('opaque<"tf", "0x12g4">', "opaque string only contains hex digits"),
+])
+def test_opaque_elements_literals(literal, message):
+    rc, out, err = run_opt(f'func @f() {{\n  "t.op"() {{v = {literal} : tensor<2xi8>}} : () -> ()\n  return\n}}\n')
+    if message is None:
+        assert rc == 0 and literal in out, err
+    else:
+        assert rc != 0 and "<stdin>:2:" in err and message in err, err
