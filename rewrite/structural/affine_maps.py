@@ -1,7 +1,7 @@
 """`affine-maps`: every affine op's map and operands canonicalized, as MLIR's `SimplifyAffineOp` does.
 
-For `affine.apply`/`min`/`max`/`load`/`store`, the bounds of `affine.for` and the condition of
-`affine.if`, users before producers (as MLIR's worklist pops them, so a chain composes into its
+For `affine.apply`/`min`/`max`/`load`/`store`, the bounds of `affine.for` and `affine.parallel`
+and the condition of `affine.if`, users before producers (as MLIR's worklist pops them, so a chain composes into its
 last user whole and the order of the new inputs is MLIR's):
 
 1. composition: an operand produced by a one-result `affine.apply` is replaced by the apply's
@@ -15,7 +15,8 @@ last user whole and the order of the new inputs is MLIR's):
 3. every result simplified as MLIR's `simplifyAffineMap` does (`patterns/affine_flatten.py`); the
    results of a min/max map (and of loop bounds: max for the lower, min for the upper) lose
    duplicates and all but the extreme constant result (`simplify_results`); an `affine.if`
-   constraint that became a true constant is dropped while another remains;
+   constraint that became a true constant is dropped while another remains; a min (max) operand
+   produced by a min (max) and used as a result on its own is merged into it (`merge_min_max`);
 4. the folds of the `memref-affine-canonical` rules, so that the form is canonical after the
    rules' phase too: an apply/min/max of constant results is an `arith.constant`, an identity
    apply is its operand, a one-result min/max is an apply.
@@ -65,6 +66,8 @@ def canonicalize_affine_maps(root: Operation) -> int:
             done += _simplify_for(op)
         elif op.name == "affine.if":
             done += _simplify_if(op)
+        elif op.name == "affine.parallel":
+            done += _simplify_parallel(op)
     return done
 
 
@@ -190,11 +193,46 @@ def _simplify_group(op: Operation, key: str, start: int, stop: int, kind: str | 
 # ------------------------------------------------------------------ the ops
 
 
+def merge_min_max(op: Operation, amap: AF.AffineMap, operands: list[Value]) -> tuple[AF.AffineMap, list[Value]]:
+    """MLIR's MergeAffineMinMaxOp: an operand produced by an op of the same kind (a min into a
+    min) that is a result of the map on its own (`d_i` or `s_j`, not inside an expression) has
+    that result replaced by the producer's results, appended, the producer's dims and symbols
+    appended after the op's own: min(a, min(b, c)) = min(a, b, c). Only where the producer's
+    operands are valid dims and symbols in the op's scope."""
+    scope = get_affine_scope(op)
+    nd, ns = amap.num_dims, amap.num_symbols
+    results = list(amap.results)
+    extra_dims: list[Value] = []
+    extra_syms: list[Value] = []
+    appended: list[AF.AffineExpr] = []
+    for pos, v in enumerate(operands):
+        producer = v.owner_op
+        me = AF.Dim(pos) if pos < nd else AF.Symbol(pos - nd)
+        if producer is None or producer.name != op.name or me not in results:
+            continue
+        pmap = producer.attr("map").value
+        pdims, psyms = list(producer.operands[:pmap.num_dims]), list(producer.operands[pmap.num_dims:])
+        if not (all(is_valid_dim(x, scope) for x in pdims) and all(is_valid_symbol(x, scope) for x in psyms)):
+            continue
+        shift_d = [AF.Dim(nd + len(extra_dims) + p) for p in range(len(pdims))]
+        shift_s = [AF.Symbol(ns + len(extra_syms) + q) for q in range(len(psyms))]
+        results = [r for r in results if r != me]
+        appended += [substitute(r, shift_d, shift_s) for r in pmap.results]
+        extra_dims += pdims
+        extra_syms += psyms
+    if not appended:
+        return amap, operands
+    merged = AF.AffineMap(nd + len(extra_dims), ns + len(extra_syms), results + appended)
+    return merged, operands[:nd] + extra_dims + operands[nd:] + extra_syms
+
+
 def _simplify_map_op(op: Operation) -> int:
     kind = _MAP_OPS[op.name]
-    amap = op.attr("map").value
-    new_map, new_ops = canonical_map(op, amap, op.operands, kind is not None, kind)
-    changed = int(new_map != amap or new_ops != op.operands)
+    amap, operands = op.attr("map").value, list(op.operands)
+    if kind is not None:
+        amap, operands = merge_min_max(op, amap, operands)
+    new_map, new_ops = canonical_map(op, amap, operands, kind is not None, kind)
+    changed = int(new_map != op.attr("map").value or new_ops != op.operands)
     folded = _fold(op, new_map, new_ops)
     if folded is not None:
         op.results[0].replace_all_uses_with(folded)
@@ -282,3 +320,18 @@ def _simplify_if(op: Operation) -> int:
 def _constant_truth(e: AF.AffineExpr, is_eq: bool) -> bool:
     """Whether the constraint `e == 0` / `e >= 0` is a constant that holds."""
     return isinstance(e, AF.Const) and (e.value == 0 if is_eq else e.value >= 0)
+
+
+def _simplify_parallel(op: Operation) -> int:
+    """The bound maps of `affine.parallel` canonicalized (their results stay: they are grouped per
+    induction variable); the two maps share one operand list, split by the lower map's inputs."""
+    lb, ub = op.attr("lowerBoundsMap").value, op.attr("upperBoundsMap").value
+    n_lb = lb.num_dims + lb.num_symbols
+    new_lb, lb_ops = canonical_map(op, lb, op.operands[:n_lb], True, None)
+    new_ub, ub_ops = canonical_map(op, ub, op.operands[n_lb:], True, None)
+    if (new_lb, new_ub) == (lb, ub) and lb_ops + ub_ops == op.operands:
+        return 0
+    op.set_attr("lowerBoundsMap", A.AffineMapAttr(new_lb))
+    op.set_attr("upperBoundsMap", A.AffineMapAttr(new_ub))
+    _set_operands(op, lb_ops + ub_ops)
+    return 1

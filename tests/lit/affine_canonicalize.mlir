@@ -122,3 +122,39 @@ func.func @ifs(%m: memref<16xindex>, %M: index, %N: index) {
   }
   return
 }
+
+// -----
+
+// A min whose operand is a min used as a result on its own takes that min's results
+// (appended); one used inside an expression stays an operand.
+// CHECK-DAG:   #[[$MERGED:.*]] = affine_map<()[s0, s1, s2] -> (s0 - 1, s1 * 2, s2 + 3, s2 * 4)>
+// CHECK-LABEL: func.func @merge_min
+// CHECK:         %[[IN:.*]] = affine.min #{{.*}}()[%arg0]
+// CHECK-NEXT:    %[[OUT:.*]] = affine.min #[[$MERGED]]()[%[[IN]], %arg1, %arg0]
+// CHECK-NEXT:    %[[MAX:.*]] = affine.max #{{.*}}()[%arg0, %arg1]
+// CHECK-NEXT:    return %[[OUT]], %[[MAX]]
+func.func @merge_min(%a: index, %b: index) -> (index, index) {
+  %0 = affine.min affine_map<()[s0] -> (s0 + 3, s0 * 4)>()[%a]
+  %1 = affine.min affine_map<()[s0, s1, s2] -> (s0, s1 - 1, s2 * 2)>()[%0, %0, %b]
+  %2 = affine.max affine_map<()[s0] -> (s0 + 3, s0 * 4)>()[%a]
+  %3 = affine.max affine_map<(d0)[s0] -> (s0, d0 + 5)>(%b)[%2]
+  return %1, %3 : index, index
+}
+
+// -----
+
+// affine.parallel bounds: constants folded in, an apply composed.
+// CHECK-LABEL: func.func @parallel_bounds
+// CHECK:         affine.parallel (%[[I:.*]]) = (0) to (6) {
+// CHECK-NEXT:      affine.parallel (%{{.*}}) = (%[[I]] * 2) to (%[[I]] * 2 + 2) {
+func.func @parallel_bounds(%m: memref<16xindex>) {
+  %c0 = arith.constant 0 : index
+  %c6 = arith.constant 6 : index
+  affine.parallel (%i) = (%c0) to (%c0 + %c6) {
+    %lo = affine.apply affine_map<(d0) -> (d0 * 2)>(%i)
+    affine.parallel (%j) = (%lo) to (%lo + 2) {
+      affine.store %j, %m[%j] : memref<16xindex>
+    }
+  }
+  return
+}

@@ -357,8 +357,8 @@ def test_lit_cases_are_sound(driver: str) -> None:
     """The lit cases whose loops have bounded trip counts on any input (the others loop to an
     argument: the interpreter would run up to 2^63 iterations), before and after the pass."""
     chunks = LIT.read_text().split("// -----")
-    bounded = [c for c in chunks if re.search(r"func\.func @(compose|min_max|bounds)\b", c)]
-    assert len(bounded) == 3
+    bounded = [c for c in chunks if re.search(r"func\.func @(compose|min_max|bounds|merge_min)\b", c)]
+    assert len(bounded) == 4
     for chunk in bounded:
         assert_pass_sound(chunk, f"func.func(canonicalize{{driver={driver}}})", examples=15)
 
