@@ -69,6 +69,11 @@ def _verify_alloc(op: Operation) -> None:
     dyn = op.opdef.operand_groups(op)["dynamicSizes"]
     if len(dyn) != sum(1 for d in t.shape if d == T.DYNAMIC):
         raise op_error(op, "dimension operand count does not equal memref dynamic dimension count")
+    symbols = op.opdef.operand_groups(op)["symbolOperands"]
+    expected = t.layout.value.num_symbols if isinstance(t.layout, A.AffineMapAttr) else 0
+    if len(symbols) != expected:
+        raise op_error(op, f"symbol operand count does not equal memref symbol count: expected {expected}, "
+                           f"got {len(symbols)}")
 
 
 def _alloc(name: str, summary: str) -> OpDef:
