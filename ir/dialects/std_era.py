@@ -322,6 +322,16 @@ def _check_implicit_terminator(op: Operation) -> None:
                 raise DiagnosticError(d)
 
 
+def _check_alloc(op: Operation) -> None:
+    """2019's alloc/alloca: one rule for both lists, in 2019's words."""
+    t = op.results[0].type if op.results else None
+    if not isinstance(t, T.MemRefType):
+        return
+    symbols = t.layout.value.num_symbols if isinstance(t.layout, A.AffineMapAttr) else 0
+    if len(op.operands) != sum(1 for d in t.shape if d == T.DYNAMIC) + symbols:
+        raise op_error(op, "operand count does not equal dimension plus symbol operand count")
+
+
 ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.index_cast": _cast_check(_index_cast_ok),
     "arith.sitofp": _cast_check(_sitofp_ok),
@@ -334,6 +344,8 @@ ERA_2019_CHECKS: dict[str, Callable[[Operation], None]] = {
     "arith.cmpf": _check_cmpf,
     "arith.select": _check_select,
     "arith.constant": _check_constant,
+    "memref.alloc": _check_alloc,
+    "memref.alloca": _check_alloc,
     "affine.for": _check_implicit_terminator,
     "affine.if": _check_implicit_terminator,
     "tf_executor.graph": _check_implicit_terminator,

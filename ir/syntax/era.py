@@ -74,6 +74,7 @@ _WORDING_2019 = [
     # 2019 did not name the function, nor the successor of a single-successor branch.
     (re.compile(r"but enclosing function \(@[^)]*\) returns"), "but enclosing function returns"),
     (re.compile(r"^('std\.br' op )?branch has (\d+) operands for successor #0, but"), r"\1branch has \2 operands, but"),
+    (re.compile(r"^'affine\.apply' op requires attribute 'map'$"), "'affine.apply' op requires an affine map"),
     # A block with nothing in it, reported at the op that holds it.
     (re.compile(r"^'[^']*' op empty block: expect at least a terminator$"), "block with no terminator"),
     (re.compile(r"^elements literal must be a shaped type$"), "elements literal must be a ranked tensor or vector type"),

@@ -398,3 +398,14 @@ def test_opaque_elements_literals(literal, message):
         assert rc == 0 and literal in out, err
     else:
         assert rc != 0 and "<stdin>:2:" in err and message in err, err
+
+
+def test_2019_alloc_operand_count_and_apply_map_wording():
+    err = era_error("%m = alloc(%n) : memref<2x?xf32, (d0, d1)[s0] -> (d0 + s0, d1)>", "%n: index")
+    assert "operand count does not equal dimension plus symbol operand count" in err
+    err = era_error('%x = "affine.apply"(%n) : (index) -> index', "%n: index")
+    assert "'affine.apply' op requires an affine map" in err
+    rc, _, err = run_opt("func.func @f(%n: index) {\n"
+                         "  %m = memref.alloc(%n) : memref<2x?xf32, affine_map<(d0, d1)[s0] -> (d0 + s0, d1)>>\n"
+                         "  return\n}\n")
+    assert rc != 0 and "symbol operand count does not equal memref symbol count: expected 1, got 0" in err
