@@ -184,7 +184,9 @@ class _Inliner:
         wrappers: list[Operation] = []
         for f in sorted(funcs, key=scc.__getitem__):
             made: list[Operation] = []
-            for call in list(_calls(f)):
+            # Last call first: a block split then moves only the ops up to the next call
+            # (already inlined), not the rest of the block each time.
+            for call in reversed(list(_calls(f))):
                 g = self.callee(call)
                 if g is None or scc[g] == scc[f] or not _signature_matches(call, g):
                     continue
