@@ -417,15 +417,21 @@ REGISTRY.legacy_names["subview"] = "std.subview"
 # forms and rules, so 2019 text using them is read, checked and printed.
 
 
-def _parse_extract_element(p: FormParser) -> Operation:
-    aggregate = p.parse_operand_ref()
-    indices = p.parse_operand_ref_list("[]")
+def _attrs_and_shaped_type(p: FormParser) -> tuple[dict, T.ShapedType]:
+    """`{attrs} : shaped-type`, the tail of extract_element's and splat's forms."""
     attrs = p.parse_optional_attr_dict()
     p.parse_punct(":")
     pos = p.pos
     t = p.parse_type()
     if not isinstance(t, T.ShapedType):
         raise p.error("invalid kind of type specified", pos)
+    return attrs, t
+
+
+def _parse_extract_element(p: FormParser) -> Operation:
+    aggregate = p.parse_operand_ref()
+    indices = p.parse_operand_ref_list("[]")
+    attrs, t = _attrs_and_shaped_type(p)
     operands = [p.resolve_operand(aggregate, t)] + p.resolve_operands(indices, [T.index] * len(indices))
     return p.create_op(operands=operands, result_types=[t.element_type], attributes=attrs)
 
@@ -459,12 +465,7 @@ STD_EXTRACT_ELEMENT = OpDef(
 
 def _parse_splat(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
-    attrs = p.parse_optional_attr_dict()
-    p.parse_punct(":")
-    pos = p.pos
-    t = p.parse_type()
-    if not isinstance(t, T.ShapedType):
-        raise p.error("invalid kind of type specified", pos)
+    attrs, t = _attrs_and_shaped_type(p)
     return p.create_op(operands=[p.resolve_operand(ref, t.element_type)], result_types=[t], attributes=attrs)
 
 

@@ -36,6 +36,15 @@ def era_error(body: str, args: str = "") -> str:
     return err
 
 
+def expect_2019(text: str, message: str | None) -> None:
+    """`text` reads (message None), or fails with `message` at its line 2."""
+    rc, _, err = run_opt(text)
+    if message is None:
+        assert rc == 0, err
+    else:
+        assert rc != 0 and "<stdin>:2:" in err and message in err, err
+
+
 # ------------------------------------------------------------------ casts
 
 
@@ -170,12 +179,7 @@ def test_2019_rules_come_before_a_missing_terminator():
     ("%v = view %buf[][] : memref<64xi8> to memref<4x4xf32, 3>", "different memory spaces specified"),
 ])
 def test_2019_view_rules(body, message):
-    text = f"func @f(%buf: memref<64xi8>, %n: index) {{\n  {body}\n  return\n}}\n"
-    rc, _, err = run_opt(text)
-    if message is None:
-        assert rc == 0, err
-    else:
-        assert rc != 0 and "<stdin>:2:" in err and message in err, err
+    expect_2019(f"func @f(%buf: memref<64xi8>, %n: index) {{\n  {body}\n  return\n}}\n", message)
 
 
 def test_2019_view_wants_a_flat_byte_buffer():
@@ -202,12 +206,7 @@ def test_2019_view_wants_a_flat_byte_buffer():
     ("%s = subview %m[][][] : memref<8x8xf32> to memref<8x8xf32, (d0, d1) -> (d0 mod 2, d1)>", "is not strided"),
 ])
 def test_2019_subview_rules(body, message):
-    text = f"func @f(%m: memref<8x8xf32>, %i: index) {{\n  {body}\n  return\n}}\n"
-    rc, _, err = run_opt(text)
-    if message is None:
-        assert rc == 0, err
-    else:
-        assert rc != 0 and "<stdin>:2:" in err and message in err, err
+    expect_2019(f"func @f(%m: memref<8x8xf32>, %i: index) {{\n  {body}\n  return\n}}\n", message)
 
 
 @st.composite
