@@ -7,7 +7,8 @@ defines them; a zero divisor (possible in semi-affine maps) is undefined.
 A loop runs from the max of its lower-bound map's results to the min of its
 upper bound's, by its step, threading `iter_args` through `affine.yield`.
 `affine.graybox` runs its region in place with the memrefs bound to its
-block arguments.
+block arguments.  Each loop iteration is an automatic allocation scope: the
+`memref.alloca`s it makes are freed when it ends (memref.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from egraft.ir.core import affine as AF
 from egraft.ir.core.operation import Operation
 from egraft.ir.semantics.interpreter import Interpreter, evaluator
-from egraft.ir.semantics.memref import index_tuple
+from egraft.ir.semantics.memref import alloca_scope, index_tuple
 from egraft.ir.semantics.values import Undefined
 
 
@@ -90,7 +91,8 @@ def _for(interp: Interpreter, op: Operation, args: list) -> list:
     carried = list(args[n_lb + n_ub:])
     body = op.regions[0]
     for iv in range(lb, ub, op.attr("step").value):
-        carried = interp.run_region(body, [_index(iv), *carried])
+        with alloca_scope(interp):  # affine.for is an AutomaticAllocationScope: per iteration
+            carried = interp.run_region(body, [_index(iv), *carried])
     return carried
 
 

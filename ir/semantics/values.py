@@ -128,43 +128,111 @@ def element_type_of_dtype(dtype: np.dtype) -> T.Type:
     raise Unsupported(f"no element type for dtype {dt}")
 
 
+class Allocation:
+    """The bytes one allocation owns (a function argument's buffer, an `alloc`, an `alloca`),
+    which bytes were ever written, and whether it was freed. Every view of it (casts,
+    subviews, `view`, `reinterpret_cast`) shares this, so a write through one is seen through
+    the others and a `dealloc` through any frees them all."""
+
+    __slots__ = ("raw", "written", "freed")
+
+    def __init__(self, size: int) -> None:
+        self.raw = np.zeros(size, np.uint8)
+        self.written = np.zeros(size, np.bool_)
+        self.freed = False
+
+
 class MemRef:
-    """A memref's storage: a buffer and which elements were ever written.
+    """A memref value: a strided view (byte offset, shape, byte strides, element dtype) of an
+    `Allocation`, as MLIR's descriptor is an aligned pointer, an offset, sizes and strides.
 
-    Views (`memref.cast`) share the `MemRef`; loads of never-written
-    elements are undefined (MLIR leaves `memref.alloc`'s contents unspecified)."""
+    `data` is a numpy view of the bytes (writable; stores go through it) and `init` says which
+    elements were written (an element is written when all its bytes are). Loads of unwritten
+    elements are undefined (MLIR leaves `memref.alloc`'s contents unspecified), so are accesses
+    out of bounds or after `dealloc`. Memrefs of integers wider than 64 bits have no byte
+    storage here (`Unsupported`)."""
 
-    __slots__ = ("data", "init", "freed")
+    __slots__ = ("alloc", "offset", "strides", "data", "_written")
 
     def __init__(self, data: np.ndarray, init: bool | np.ndarray = True) -> None:
-        self.data = data
-        self.init = np.full(data.shape, init, np.bool_) if isinstance(init, bool) else init
-        self.freed = False
+        data = np.asarray(data)
+        if data.dtype == object:
+            raise Unsupported("memrefs of integers wider than 64 bits")
+        alloc = Allocation(data.size * data.dtype.itemsize)
+        contiguous = tuple(int(s) for s in np.empty(data.shape, data.dtype).strides)
+        self._bind(alloc, data.dtype, 0, data.shape, contiguous)
+        self.data[...] = data
+        self._written[...] = np.asarray(init, np.bool_)[..., None] if not isinstance(init, bool) else init
+
+    def _bind(self, alloc: Allocation, dtype: np.dtype, offset: int, shape: tuple[int, ...],
+              strides: tuple[int, ...]) -> None:
+        self.alloc, self.offset, self.strides = alloc, offset, strides
+        self.data = np.ndarray(shape, dtype, buffer=alloc.raw, offset=offset, strides=strides)
+        item = np.dtype(dtype).itemsize
+        self._written = np.ndarray((*shape, item), np.bool_, buffer=alloc.written, offset=offset,
+                                   strides=(*strides, 1))
+
+    @classmethod
+    def view_of(cls, base: "MemRef", dtype: np.dtype, offset: int, shape: tuple[int, ...],
+                strides: tuple[int, ...]) -> "MemRef":
+        """Another view of `base`'s allocation (byte offset from the allocation's start, byte
+        strides); undefined unless every element it can address lies inside the allocation."""
+        item = np.dtype(dtype).itemsize
+        if any(d < 0 for d in shape):
+            raise Undefined(f"view of negative size {list(shape)}")
+        if 0 not in shape:
+            lo = offset + sum(min(0, s) * (d - 1) for s, d in zip(strides, shape))
+            hi = offset + sum(max(0, s) * (d - 1) for s, d in zip(strides, shape)) + item
+            if lo < 0 or hi > base.alloc.raw.size:
+                raise Undefined(f"view of {list(shape)} elements at byte offset {offset} with byte strides "
+                                f"{list(strides)} exceeds its {base.alloc.raw.size}-byte allocation")
+        elif offset < 0 or offset > base.alloc.raw.size:
+            raise Undefined(f"view at byte offset {offset} outside its allocation")
+        view = cls.__new__(cls)
+        view._bind(base.alloc, dtype, offset, tuple(shape), tuple(strides))
+        return view
 
     @classmethod
     def uninitialized(cls, shape: tuple[int, ...], et: T.Type) -> "MemRef":
         return cls(np.zeros(shape, storage_dtype(et)), False)
 
+    @property
+    def init(self) -> np.ndarray:
+        """Which elements were written (a copy: mark writes with `store` or `mark_written`)."""
+        return self._written.all(axis=-1)
+
+    @property
+    def freed(self) -> bool:
+        return self.alloc.freed
+
+    @freed.setter
+    def freed(self, value: bool) -> None:
+        self.alloc.freed = value
+
     def _check(self, index: tuple[int, ...]) -> None:
-        if self.freed:
+        if self.alloc.freed:
             raise Undefined("access to a deallocated memref")
         if len(index) != self.data.ndim or any(not 0 <= i < d for i, d in zip(index, self.data.shape)):
             raise Undefined(f"index {list(index)} out of bounds of memref of shape {list(self.data.shape)}")
 
     def load(self, index: tuple[int, ...]) -> np.ndarray:
         self._check(index)
-        if not self.init[index]:
+        if not self._written[index].all():
             raise Undefined(f"load of uninitialized element {list(index)}")
-        return np.asarray(self.data[index])
+        return np.array(self.data[index])
 
     def store(self, index: tuple[int, ...], value: np.ndarray) -> None:
         self._check(index)
         self.data[index] = value
-        self.init[index] = True
+        self._written[index] = True
+
+    def mark_written(self) -> None:
+        """Every element of this view is now written (a whole-view copy)."""
+        self._written[...] = True
 
     def snapshot(self) -> "MemRef":
-        """A deep copy (a run's inputs must not be mutated by the run)."""
-        copy = MemRef(self.data.copy(), self.init.copy())
+        """A deep copy of this view's elements (a run's inputs must not be mutated by the run)."""
+        copy = MemRef(np.array(self.data), self.init)
         copy.freed = self.freed
         return copy
 
