@@ -37,10 +37,11 @@ linear time: nests are emitted one after another, each of depth at most ``max_de
 
 from __future__ import annotations
 
-import random
 from typing import Callable, NamedTuple, Sequence, TypeVar
 
 from hypothesis import strategies as st
+
+from tests.strategies.graph_shapes import Choices as SeededChoices  # seeded, uniform (benchmarks)
 
 T = TypeVar("T")
 
@@ -48,22 +49,6 @@ ELEMS = ("i32", "f32")
 
 
 # --------------------------------------------------------------------------- choices
-
-
-class SeededChoices:
-    """Choices from a seeded generator (benchmarks)."""
-
-    def __init__(self, seed: int) -> None:
-        self.rng = random.Random(seed)
-
-    def integer(self, lo: int, hi: int) -> int:
-        return self.rng.randint(lo, hi)
-
-    def pick(self, seq: Sequence[T]) -> T:
-        return seq[self.rng.randrange(len(seq))]
-
-    def chance(self, percent: int) -> bool:
-        return self.rng.randrange(100) < percent
 
 
 class DrawnChoices:
