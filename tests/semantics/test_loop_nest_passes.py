@@ -38,6 +38,8 @@ PIPELINES = {
     "affine-graybox-eliminate": "func.func(affine-graybox-eliminate)",
     "affine-graybox-hoist": "func.func(affine-graybox-hoist)",
     "hoist,canonicalize": "func.func(affine-graybox-hoist,canonicalize)",
+    "inline": "inline",
+    "inline,affine-graybox-eliminate": "inline,func.func(affine-graybox-eliminate)",
 }
 
 _SETTINGS = settings(max_examples=25, deadline=None, database=None,
@@ -56,10 +58,10 @@ def test_pass_keeps_memory(name: str, data: st.DataObject) -> None:
     PassManager(parse_pipeline(PIPELINES[name])).run(after)
     note(f"after {name}:\n{print_ir(after)}")
     verify(after)
-    arg_types = argument_types(before)
+    arg_types = argument_types(before, "f")
     for _ in range(3):
         inputs = data.draw(values_for_types(arg_types, special_floats=True), label="inputs")
-        assert check_agreement(before, after, inputs, exact=True, tol=None), \
+        assert check_agreement(before, after, inputs, exact=True, tol=None, name="f"), \
             "a generated function is undefined on an input (generator bug)"
 
 
@@ -108,8 +110,8 @@ def test_generated_functions_verify_and_are_defined(program, data: st.DataObject
     """The generator's promise the pass tests rely on: verifier-valid, defined on every input."""
     module = parse(program.text)
     verify(module)
-    inputs = data.draw(values_for_types(argument_types(module), special_floats=True))
-    assert check_agreement(module, module, inputs, exact=True, tol=None)
+    inputs = data.draw(values_for_types(argument_types(module, "f"), special_floats=True))
+    assert check_agreement(module, module, inputs, exact=True, tol=None, name="f")
 
 
 # --------------------------------------------------------------------------- cases the generator found

@@ -201,7 +201,7 @@ class Program(NamedTuple):
 
 
 STATEMENTS = ("load", "store", "store_load", "arith", "apply", "for", "if", "graybox", "memref_access",
-              "cast", "minmax", "scratch", "reduce")
+              "cast", "minmax", "scratch", "reduce", "call")
 
 
 class LoopNestBuilder:
@@ -218,6 +218,7 @@ class LoopNestBuilder:
         self.max_depth = max_depth
         self.max_trips = max_trips
         self.graybox_percent = graybox_percent
+        self.callee: tuple[str, str] | None = None  # (name, its memref parameter's type)
         self.lines: list[str] = []
         self.ops = 0
         self.counter = 0
@@ -240,7 +241,7 @@ class LoopNestBuilder:
     # ------------------------------------------------------------ the function
 
     def function(self, name: str = "f", arg_shapes: Sequence[tuple[int, ...]] | None = None,
-                 until_budget: bool = False) -> str:
+                 until_budget: bool = False, private: bool = False) -> str:
         """The function's text; its top level has a few statements, or (`until_budget`) as
         many as the op budget allows."""
         c = self.c
@@ -250,7 +251,7 @@ class LoopNestBuilder:
         indices = [Index(f"%n{k}", None, None, "sym") for k in range(2)]
         frame = Frame(indices, {"i32": ["%x0"], "f32": ["%y0"]}, buffers, 0, 1, True)
         args = [f"{b.name}: {b.type}" for b in buffers] + ["%n0: index", "%n1: index", "%x0: i32", "%y0: f32"]
-        self.lines.append(f"func.func @{name}({', '.join(args)}) -> i32 {{")
+        self.lines.append(f"func.func {'private ' if private else ''}@{name}({', '.join(args)}) -> i32 {{")
         for k in (0, 1, 2):
             self.emit(f"%c{k} = arith.constant {k} : index")
             frame.indices.append(Index(f"%c{k}", k, k, "sym"))
@@ -379,6 +380,23 @@ class LoopNestBuilder:
 
     def _lookup(self, frame: Frame, name: str) -> Index:
         return next(ix for ix in frame.indices if ix.name == name)
+
+    def _call(self, frame: Frame) -> None:
+        """A call of the module's callee (same parameters as `@f`'s first memref, the index
+        symbols and the scalars) on a memref in scope of its parameter's type (inlining)."""
+        if self.callee is None:
+            return self._arith(frame)
+        name, param = self.callee
+        fits = [b for b in frame.buffers if b.type == param]
+        if not fits:
+            return self._load(frame)
+        c = self.c
+        indices = [c.pick(frame.indices).name for _ in range(2)]
+        r = self.fresh("call")
+        self.emit(f"{r} = func.call @{name}({c.pick(fits).name}, {', '.join(indices)}, "
+                  f"{self.value_of(frame, 'i32')}, {self.value_of(frame, 'f32')}) : "
+                  f"({param}, index, index, i32, f32) -> i32")
+        frame.values["i32"].append(r)
 
     def _minmax(self, frame: Frame) -> None:
         c = self.c
@@ -569,8 +587,17 @@ def loop_nest_programs(draw: Callable, max_ops: int = 40, max_depth: int = 5) ->
     budget = draw(st.integers(3, max_ops))
     depth = draw(st.integers(1, max_depth))
     b = LoopNestBuilder(DrawnChoices(draw), budget, depth)
-    text = b.function()
-    return Program(text, b.ops)
+    callee = ""
+    if draw(st.booleans()):  # a private callee `@g` taking `@f`'s first memref's type
+        shape = tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
+        g = LoopNestBuilder(DrawnChoices(draw), draw(st.integers(1, max_ops // 2)), min(depth, 3))
+        callee = g.function("g", [shape], private=True) + "\n"
+        b.callee = ("g", Buffer("", shape, shape, "i32").type)
+        text = b.function(arg_shapes=[shape] + [tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
+                                                for _ in range(draw(st.integers(0, 2)))])
+    else:
+        text = b.function()
+    return Program(callee + text, b.ops)
 
 
 def generate(ops: int, seed: int = 0, min_depth: int = 3, max_depth: int = 5,
