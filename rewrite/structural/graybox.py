@@ -39,6 +39,7 @@ from egraft.ir.core import affine as AF
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Block, Region, Value
+from egraft.ir.erasure import erase_all
 from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_dim, is_valid_symbol
 from egraft.patterns.memref_affine_rules import substitute
 
@@ -55,16 +56,42 @@ _DERIVING = frozenset({"affine.apply", "memref.dim", "memref.cast", "memref.allo
 
 class Journal:
     """The edits of a tentative splice, undone in reverse by `rollback` (each entry restores the
-    IR to the state before its edit, so the reverse order restores the original exactly)."""
+    IR to the state before its edit, so the reverse order restores the original exactly).
+
+    Use lists stay exact at a cost proportional to the slots changed, not to the uses a value
+    has elsewhere (a function's memref argument may have 100k): a redirect reads the use list
+    of the value it moves slots *from* only when that value is local (a region argument, a
+    result), and its undo removes the entries it appended, which are then the newest."""
 
     def __init__(self) -> None:
         self._undo: list[Callable[[], None]] = []
 
-    def redirect(self, old: Value, new: Value, where: Callable[[Operation], bool] | None = None) -> None:
-        """Uses of `old` by users satisfying `where` (all if None) now read `new`."""
-        slots = _redirect(old, new, where)
+    def redirect(self, old: Value, new: Value) -> None:
+        """Every use of `old` now reads `new` (`old` is local: its use list is short)."""
+        slots = []
+        for user in old.users:
+            for i, v in enumerate(user.operands):
+                if v is old:
+                    user.operands[i] = new
+                    new.uses.append(user)
+                    slots.append((user, i))
+        old.uses.clear()
         if slots:
-            self._undo.append(lambda: _redirect_slots(slots, new, old))
+            self._undo.append(lambda: _restore(slots, new, old))
+
+    def redirect_within(self, ops: list[Operation], mapping: dict[Value, Value], deferred: "Deferred | None") -> None:
+        """Operands of `ops` found in `mapping` now read their image. Without `deferred` the use
+        lists are left as they were: a tentative edit, rolled back, which only `affine_dims`
+        reads (it never looks at uses). With it the new values get their use entries and the
+        mapped values' old entries are dropped by `deferred` in one filter per value."""
+        slots = [(op, i, v) for op in ops for i, v in enumerate(op.operands) if v in mapping]
+        for op, i, v in slots:
+            op.operands[i] = mapping[v]
+            if deferred is not None:
+                mapping[v].uses.append(op)
+                deferred.drop_use(v, op)
+        if deferred is None:
+            self._undo.append(lambda: _restore_within(slots))
 
     def move_before(self, op: Operation, anchor: Operation) -> None:
         self._record_position(op)
@@ -99,40 +126,50 @@ class Journal:
             self._undo.pop()()
 
 
-def _redirect(old: Value, new: Value, where: Callable[[Operation], bool] | None) -> list[tuple[Operation, int]]:
-    """Point the operand slots reading `old` (of users satisfying `where`) at `new`; the slots changed.
-    Use lists are rebuilt once, so a value read 100k times costs O(uses)."""
-    slots = []
-    for user in old.users:
-        if where is not None and not where(user):
-            continue
-        for i, v in enumerate(user.operands):
-            if v is old:
-                user.operands[i] = new
-                new.uses.append(user)
-                slots.append((user, i))
-    if slots:
-        _drop_uses(old, slots)
-    return slots
-
-
-def _redirect_slots(slots: list[tuple[Operation, int]], current: Value, back: Value) -> None:
+def _restore(slots: list[tuple[Operation, int]], current: Value, back: Value) -> None:
+    """Undo a `redirect`: its entries are the newest of `current`'s uses (later edits are undone)."""
     for user, i in slots:
         user.operands[i] = back
         back.uses.append(user)
-    _drop_uses(current, slots)
+    del current.uses[len(current.uses) - len(slots):]
 
 
-def _drop_uses(value: Value, slots: list[tuple[Operation, int]]) -> None:
-    """Remove one use entry of `value` per slot."""
-    left = Counter(user for user, _ in slots)
-    kept = []
-    for user in value.uses:
-        if left[user]:
-            left[user] -= 1
-        else:
-            kept.append(user)
-    value.uses[:] = kept
+def _restore_within(slots: list[tuple[Operation, int, Value]]) -> None:
+    for op, i, old in slots:
+        op.operands[i] = old
+
+
+class Deferred:
+    """Erasures and use-entry removals a pass batches to its end (`flush`). Erasing ops one by
+    one, or filtering a memref's use list per rewrite, scans that list each time: quadratic when
+    a function's memref argument is read 100k times. Until `flush`, use lists may hold entries
+    of ops that no longer read the value (nothing here reads such a list meanwhile)."""
+
+    def __init__(self) -> None:
+        self.erased: list[Operation] = []
+        self._stale: dict[Value, Counter[Operation]] = {}
+
+    def erase(self, op: Operation) -> None:
+        """Detach `op` now; it is erased at `flush`."""
+        op.detach()
+        self.erased.append(op)
+
+    def drop_use(self, value: Value, op: Operation) -> None:
+        """One use entry of `value` by `op` (its oldest: later ones are real) goes at `flush`."""
+        self._stale.setdefault(value, Counter())[op] += 1
+
+    def flush(self) -> None:
+        for value, counts in self._stale.items():
+            kept = []
+            for user in value.uses:
+                if counts[user]:
+                    counts[user] -= 1
+                else:
+                    kept.append(user)
+            value.uses = kept
+        self._stale.clear()
+        erase_all(self.erased)
+        self.erased.clear()
 
 
 # ------------------------------------------------------------------ affine operands: check and demote
@@ -171,7 +208,11 @@ def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation]
     the symbol operands to demote. `affine.apply` binds no checked operands (MLIR verifies none:
     its users' checks see through it), but its symbols are demoted like the others'."""
     demotions: list[Demotion] = []
+    seen: set[Operation] = set()  # a tree may hold another (checked first for an early failure)
     for op, scope in chain(_walk_with_scopes(trees), ((op, get_affine_scope(op)) for op in alone)):
+        if op in seen:
+            continue
+        seen.add(op)
         for attr, start, count in map_groups(op):
             if not count:
                 continue
@@ -278,16 +319,26 @@ def result_users(values: Iterable[Value]) -> list[Operation]:
     return found
 
 
-def eliminate_graybox(graybox: Operation) -> bool:
+def eliminate_graybox(graybox: Operation, deferred: Deferred | None = None) -> bool:
     """Eliminate `graybox` if E1 and E2 hold (module doc): splice its block into the parent
     block, demote symbols that became dimensions, erase it. Returns whether it did.
 
-    This is what the inliner calls on the grayboxes it wraps callees in."""
+    This is what the inliner calls on the grayboxes it wraps callees in. A pass eliminating many
+    passes a `Deferred` and flushes it at its end."""
+    own = deferred is None
+    deferred = Deferred() if deferred is None else deferred
+    done = _eliminate(graybox, deferred)
+    if own:
+        deferred.flush()
+    return done
+
+
+def _eliminate(graybox: Operation, deferred: Deferred) -> bool:
     region = graybox.regions[0]
     if not region.blocks:
         if graybox.results:
             return False
-        graybox.erase()
+        deferred.erase(graybox)
         return True
     if single_block_body(graybox) is None:
         return False
@@ -299,7 +350,7 @@ def eliminate_graybox(graybox: Operation) -> bool:
         journal.rollback()
         return False
     apply_demotions(demotions)
-    graybox.erase()
+    deferred.erase(graybox)
     return True
 
 
@@ -307,7 +358,8 @@ def eliminate_grayboxes(root: Operation) -> int:
     """`graybox-eliminate`: every graybox under `root` eliminated where legal, outermost first
     (an outer graybox gone, the inner ones are judged in the scope they then sit in). One walk;
     each elimination checks only its own body. Returns how many went."""
-    done = 0
-    for graybox in [op for op in root.walk() if op.name == GRAYBOX and op is not root]:
-        done += eliminate_graybox(graybox)
+    deferred = Deferred()
+    done = sum(_eliminate(graybox, deferred)
+               for graybox in [op for op in root.walk() if op.name == GRAYBOX and op is not root])
+    deferred.flush()
     return done

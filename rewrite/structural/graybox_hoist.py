@@ -30,7 +30,7 @@ from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
 from egraft.patterns.memref_affine_rules import evaluate
 
-from egraft.rewrite.structural.graybox import (RETURN, Journal, apply_demotions, check_affine_operands,
+from egraft.rewrite.structural.graybox import (RETURN, Deferred, Journal, apply_demotions, check_affine_operands,
                                                eliminate_graybox, single_block_body, splice)
 
 #: The affine ops a graybox is hoisted out of.
@@ -66,9 +66,10 @@ def hoist_chain(graybox: Operation) -> list[Operation]:
     return chain
 
 
-def wrap(loop: Operation, journal: Journal) -> Operation:
+def wrap(loop: Operation, journal: Journal, deferred: Deferred | None) -> Operation:
     """Put `loop` alone in a new graybox capturing the memrefs it uses from outside (edits
-    journaled); the new graybox's results replace the loop's."""
+    journaled); the new graybox's results replace the loop's. Without `deferred` the captured
+    memrefs' use lists are not updated (`Journal.redirect_within`: a tentative wrap)."""
     ordered = list(walk_affine(loop))
     inside = set(ordered)
     captured = list(dict.fromkeys(v for op in ordered for v in op.operands
@@ -82,8 +83,7 @@ def wrap(loop: Operation, journal: Journal) -> Operation:
         journal.redirect(old, new)
     journal.append(loop, block)
     journal.append(Operation.create(RETURN, list(loop.results), loc=loop.loc), block)
-    for value, arg in zip(captured, block.args):
-        journal.redirect(value, arg, lambda user: user in inside)
+    journal.redirect_within(ordered, dict(zip(captured, block.args)), deferred)
     return graybox
 
 
@@ -93,34 +93,41 @@ def _defined_in(value: Value, ops: set[Operation]) -> bool:
     return value.owner_op in ops
 
 
-def hoist_graybox(graybox: Operation) -> Operation | None:
+def hoist_graybox(graybox: Operation, deferred: Deferred | None = None) -> Operation | None:
     """Hoist `graybox` out of as many enclosing affine loops and ifs as is legal, if profitable
-    (module doc). Returns the graybox now holding its body, or None if it stayed."""
+    (module doc). Returns the graybox now holding its body, or None if it stayed. `deferred` as
+    for `eliminate_graybox`."""
     chain = hoist_chain(graybox)
     if not chain or single_block_body(graybox) is None:
         return None
     legal = 0
     for level in range(1, len(chain) + 1):
-        if _tentative_hoist(graybox, chain[level - 1], commit=False) is None:
+        if _hoist_to(graybox, chain[level - 1], None) is None:
             break
         legal = level
     if not any(trip_count(op) != 1 for op in chain[:legal]):
         return None
-    return _tentative_hoist(graybox, chain[legal - 1], commit=True)
+    own = deferred is None
+    deferred = Deferred() if deferred is None else deferred
+    wrapper = _hoist_to(graybox, chain[legal - 1], deferred)
+    if own:
+        deferred.flush()
+    return wrapper
 
 
-def _tentative_hoist(graybox: Operation, outer: Operation, commit: bool) -> Operation | None:
-    """Wrap `outer` and eliminate `graybox` inside it; keep it if `commit` and legal, else undo.
-    Returns the wrapper if the hoist is legal."""
+def _hoist_to(graybox: Operation, outer: Operation, deferred: Deferred | None) -> Operation | None:
+    """Wrap `outer` and eliminate `graybox` inside it. Tentatively (undone) without `deferred`,
+    kept with it if legal. Returns the wrapper if the hoist is legal."""
     journal = Journal()
-    wrapper = wrap(outer, journal)
-    splice(graybox, journal)
-    demotions = check_affine_operands([outer])
-    if demotions is None or not commit:
+    wrapper = wrap(outer, journal, deferred)
+    moved = splice(graybox, journal)
+    # The graybox's own ops first: where a hoist fails, they fail, without walking all of `outer`.
+    demotions = check_affine_operands([*moved, outer])
+    if demotions is None or deferred is None:
         journal.rollback()
         return None if demotions is None else wrapper
     apply_demotions(demotions)
-    graybox.erase()
+    deferred.erase(graybox)
     return wrapper
 
 
@@ -136,21 +143,23 @@ def hoist_grayboxes(root: Operation) -> int:
     already tried are tried again. Returns the eliminations and hoists made."""
     worklist = [op for op in root.walk() if op.name == GRAYBOX and op is not root][::-1]
     tried: set[Operation] = set()
+    deferred = Deferred()
     done = 0
     while worklist:
         graybox = worklist.pop()
         if graybox.parent is None:
             continue
         tried.add(graybox)
-        if eliminate_graybox(graybox):
+        if eliminate_graybox(graybox, deferred):
             done += 1
             continue
-        wrapper = hoist_graybox(graybox)
+        wrapper = hoist_graybox(graybox, deferred)
         if wrapper is None:
             continue
         done += 1
-        if _at_scope_top(wrapper) and eliminate_graybox(wrapper):
+        if _at_scope_top(wrapper) and eliminate_graybox(wrapper, deferred):
             done += 1
             continue
         worklist.extend(op for op in walk_affine(wrapper) if op in tried and op is not wrapper)
+    deferred.flush()
     return done
