@@ -180,21 +180,30 @@ def find_mlir_opt(explicit: str | None) -> str | None:
 _TIMING_LINE = re.compile(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(\S.*)$")
 
 
-def mlir_times(binary: str, path: str, pass_name: str, repeat: int) -> tuple[float, int]:
-    """The pass's own wall seconds from `--mlir-timing` (median), and the ops it left."""
+def mlir_times(binary: str, path: str, pass_name: str, repeat: int) -> tuple[float, int, str | None]:
+    """The pass's own wall seconds from `--mlir-timing` (median), the ops it left, and why its
+    output is invalid (None if MLIR's verifier accepts it). The verifier is off while timing,
+    as egraft's is, and runs on the output afterwards."""
     flag = {"canonicalize": "--canonicalize", "cse": "--cse"}[pass_name]
+    wanted = {"canonicalize": "Canonicalizer", "cse": "CSE"}[pass_name]
+    out_path = os.path.join(OUT, f"mlir_{pass_name}_out.mlir")
     runs = []
-    out = ""
     for _ in range(repeat):
-        proc = subprocess.run([binary, flag, "--mlir-timing", "--mlir-disable-threading", path],
-                              capture_output=True, text=True, check=True)
-        out = proc.stdout
-        wanted = {"canonicalize": "Canonicalizer", "cse": "CSE"}[pass_name]
-        seconds = [float(m.group(1)) for line in proc.stderr.splitlines()
-                   if (m := _TIMING_LINE.match(line)) and m.group(2).startswith(wanted)]
-        runs.append(sum(seconds))
-    ops = sum(1 for line in out.splitlines() if re.match(r"\s*(%[\w:#, ]+ = )?\"?[a-z_]+\.[a-z_]+", line))
-    return statistics.median(runs), ops
+        proc = subprocess.run([binary, flag, "--verify-each=false", "--mlir-timing", "--mlir-disable-threading",
+                               path, "-o", out_path], capture_output=True, text=True, check=True)
+        runs.append(sum(float(m.group(1)) for line in proc.stderr.splitlines()
+                        if (m := _TIMING_LINE.match(line)) and m.group(2).startswith(wanted)))
+    check = subprocess.run([binary, out_path, "--mlir-print-op-generic"], capture_output=True, text=True)
+    invalid = None if check.returncode == 0 else check.stderr.splitlines()[0].split("error: ", 1)[-1][:160]
+    ops = check.stdout.count('"(') if check.returncode == 0 else _count_generic_ops(binary, out_path)
+    return statistics.median(runs), ops, invalid
+
+
+def _count_generic_ops(binary: str, path: str) -> int:
+    """Ops in MLIR's output when it does not verify: printed generically without verifying."""
+    proc = subprocess.run([binary, path, "--mlir-print-op-generic", "--verify-each=false",
+                           "--mlir-very-unsafe-disable-verifier-on-parsing"], capture_output=True, text=True)
+    return proc.stdout.count('"(') if proc.returncode == 0 else -1
 
 
 def probe_tensorflow(text: str) -> str:
@@ -239,15 +248,19 @@ def main(argv: list[str] | None = None) -> int:
             results["rows"].setdefault(row, {})[str(size)] = None
             return
         try:
-            seconds, ops_after = fn()
+            seconds, ops_after, *invalid = fn()
         except subprocess.CalledProcessError as e:  # a peer rejecting the input or its own output
             reason = (e.stderr or "").splitlines()[0][:200] if e.stderr else f"exit {e.returncode}"
             results["rows"].setdefault(row, {})[str(size)] = {"failed": reason}
             print(f"  {row:48s} failed: {reason}", flush=True)
             capped.add(row)
             return
-        results["rows"].setdefault(row, {})[str(size)] = {"seconds": seconds, "ops_after": ops_after}
-        print(f"  {row:48s} {seconds:9.4f} s  {ops_after:7d} ops after", flush=True)
+        cell = {"seconds": seconds, "ops_after": ops_after}
+        if invalid and invalid[0]:
+            cell["invalid_output"] = invalid[0]
+        results["rows"].setdefault(row, {})[str(size)] = cell
+        print(f"  {row:48s} {seconds:9.4f} s  {ops_after:7d} ops after"
+              + (f"  INVALID OUTPUT: {invalid[0]}" if invalid and invalid[0] else ""), flush=True)
         if seconds > args.cap:
             capped.add(row)
 
@@ -295,7 +308,10 @@ def table(results: dict[str, Any]) -> str:
         lines.append(f"| {row} | " + " | ".join(per_op) + " | " + " | ".join(growth(sizes, secs)) + " |")
     failures = sorted({f"{row}: {cell['failed']}" for row, by_size in results["rows"].items()
                        for cell in by_size.values() if cell and "failed" in cell})
+    invalid = sorted({f"{row} @{n}: {cell['invalid_output']}" for row, by_size in results["rows"].items()
+                      for n, cell in by_size.items() if cell and "invalid_output" in cell})
     notes = [f"ops per input: {results['ops']}", *[f"failed: {f}" for f in failures],
+             *[f"output rejected by its own verifier: {f}" for f in invalid],
              f"not registered (not timed): {', '.join(results['not_registered']) or 'none'}",
              f"MLIR binary: {results['mlir_opt'] or 'none found (pass --mlir-opt)'}",
              f"TensorFlow run_pass_pipeline on the plain input: {results['tensorflow']}"]
