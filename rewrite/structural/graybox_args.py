@@ -33,7 +33,7 @@ from egraft.ir.core.operation import Block
 from egraft.ir.dialects.affine_dims import GRAYBOX
 from egraft.patterns.memref_cast_rules import cast_compatible
 
-from egraft.rewrite.structural.graybox import RETURN
+from egraft.rewrite.structural.graybox import RETURN, Deferred
 
 #: Ops that accept any cast-compatible memref in one operand slot (the slot's index): a cast
 #: into that slot folds (`memref-cast-folding`), so a retyped region argument may feed it.
@@ -55,6 +55,7 @@ def fold_graybox_casts(root: Operation) -> int:
     outermost first, so that a re-cast feeding a nested graybox is folded there in the same walk.
     Returns the operands folded."""
     done = 0
+    deferred = Deferred()  # a cast's source may be read 100k times: one filter of its uses at the end
     for graybox in [op for op in root.walk() if op.name == GRAYBOX]:
         entry = graybox.regions[0].entry
         if entry is None:
@@ -67,8 +68,9 @@ def fold_graybox_casts(root: Operation) -> int:
                 _retype_argument(entry, k, cast.operands[0].type, operand.type)
             graybox.set_operand(k, cast.operands[0])
             if not cast.results[0].uses:
-                cast.erase()
+                deferred.erase(cast)
             done += 1
+    deferred.flush()
     return done
 
 
@@ -82,7 +84,8 @@ def _retype_argument(entry: Block, k: int, new: T.Type, old: T.Type) -> None:
         return
     recast = Operation.create("memref.cast", [arg], [old])
     entry.prepend(recast)
-    arg.replace_uses_where(recast.results[0], lambda user: user is recast or user not in sensitive)
+    needs_old = set(sensitive)
+    arg.replace_uses_where(recast.results[0], lambda user: user not in needs_old)
 
 
 def drop_graybox_args(root: Operation) -> int:
@@ -90,6 +93,7 @@ def drop_graybox_args(root: Operation) -> int:
     arguments, and erase grayboxes that do nothing (module doc). Returns the operands dropped
     plus the grayboxes erased."""
     done = 0
+    deferred = Deferred()  # an operand may be read 100k times: one filter of its uses at the end
     for graybox in [op for op in root.walk() if op.name == GRAYBOX]:
         entry = graybox.regions[0].entry
         if entry is None:
@@ -104,14 +108,15 @@ def drop_graybox_args(root: Operation) -> int:
                 keep.append(arg.index)
         if len(keep) < len(entry.args):
             done += len(entry.args) - len(keep)
-            graybox.set_operands([graybox.operands[i] for i in keep])
             kept = set(keep)
             for i in reversed(range(len(entry.args))):
                 if i not in kept:
+                    deferred.drop_use(graybox.operands.pop(i), graybox)
                     entry.erase_argument(i)
         if _does_nothing(graybox):
-            graybox.erase()
+            deferred.erase(graybox)
             done += 1
+    deferred.flush()
     return done
 
 
