@@ -19,29 +19,41 @@ from egraft.ir import Diagnostic, Operation
 from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 
 
+@attrs.define
+class _GrayboxSurgery(Pass):
+    """What both passes share: the anchor, the `report` option, running one structural step."""
+
+    ANCHOR = "func.func"
+    report: bool = option(False, "Emit how many rewrites were made as a remark")
+
+    def run(self, op: Operation, ctx: PassContext) -> None:
+        done = self.rewrite(op)
+        if self.report:
+            ctx.emit(Diagnostic("remark", f"{self.NAME}: {done} rewrites", op.loc))
+
+    def rewrite(self, op: Operation) -> int:
+        raise NotImplementedError
+
+
 @register_pass
 @attrs.define
-class AffineGrayboxEliminate(Pass):
+class AffineGrayboxEliminate(_GrayboxSurgery):
     """Splices each `affine.graybox` into its parent block where every affine operand it holds
     stays a valid dimension or symbol there (symbols that become dimensions are moved to the
     map's dimensions); an empty graybox without results is erased. Multi-block grayboxes stay."""
 
     NAME = "affine-graybox-eliminate"
     SUMMARY = "Eliminate affine.graybox ops whose bodies are affine in the enclosing scope"
-    ANCHOR = "func.func"
-    report: bool = option(False, "Emit how many grayboxes went as a remark")
 
-    def run(self, op: Operation, ctx: PassContext) -> None:
+    def rewrite(self, op: Operation) -> int:
         from egraft.rewrite.structural.graybox import eliminate_grayboxes
 
-        done = eliminate_grayboxes(op)
-        if self.report:
-            ctx.emit(Diagnostic("remark", f"affine-graybox-eliminate: {done} eliminated", op.loc))
+        return eliminate_grayboxes(op)
 
 
 @register_pass
 @attrs.define
-class AffineGrayboxHoist(Pass):
+class AffineGrayboxHoist(_GrayboxSurgery):
     """Eliminates each `affine.graybox` where legal, else moves it out of the affine loops and
     ifs around it as far as the dimension and symbol rules allow (the loop moves into the
     graybox), when that lowers the number of graybox instances; a graybox hoisted to the top of
@@ -49,12 +61,8 @@ class AffineGrayboxHoist(Pass):
 
     NAME = "affine-graybox-hoist"
     SUMMARY = "Hoist affine.graybox ops out of affine loops and ifs, eliminating what that allows"
-    ANCHOR = "func.func"
-    report: bool = option(False, "Emit how many hoists and eliminations were made as a remark")
 
-    def run(self, op: Operation, ctx: PassContext) -> None:
+    def rewrite(self, op: Operation) -> int:
         from egraft.rewrite.structural.graybox_hoist import hoist_grayboxes
 
-        done = hoist_grayboxes(op)
-        if self.report:
-            ctx.emit(Diagnostic("remark", f"affine-graybox-hoist: {done} hoists and eliminations", op.loc))
+        return hoist_grayboxes(op)
