@@ -72,12 +72,13 @@ from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_symbol
 from egraft.ir.erasure import erase_all
-from egraft.rewrite.structural.graybox import eliminate_graybox
+from egraft.rewrite.structural.graybox import Deferred, eliminate_graybox
 
 from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 from egraft.passes.transforms.symbol_dce import is_private, symbol_refs
 
 _CFG_SCOPES = ("func.func", GRAYBOX)  # scope ops whose region may hold a CFG
+_AFFINE_CONTROL = ("affine.for", "affine.if", "affine.parallel")
 
 
 def _is_memref(t: T.Type) -> bool:
@@ -90,8 +91,8 @@ class _Symbols:
     def __init__(self) -> None:
         self._tables: dict[Operation, SymbolTable] = {}
 
-    def resolve(self, user: Operation, ref: A.SymbolRefAttr) -> Operation | None:
-        table_op = user if user.has_trait(Traits.SymbolTable) else SymbolTable.nearest_symbol_table(user)
+    def resolve(self, table_op: Operation | None, ref: A.SymbolRefAttr) -> Operation | None:
+        """`ref` seen from inside `table_op` (the user's nearest symbol table), then outwards."""
         while table_op is not None:
             found = self._table(table_op).lookup(ref.root)
             if found is not None:
@@ -113,8 +114,38 @@ def _body(func: Operation) -> Region | None:
     return region if region is not None and region.blocks else None
 
 
-def _calls(func: Operation) -> Iterator[Operation]:
-    return (op for op in func.walk() if op.name == "func.call")
+@attrs.frozen
+class _Site:
+    """Where an op stands, as the inliner needs it: its nearest symbol table, whether it is
+    directly in the blocks of a function or graybox (the top level of its affine scope),
+    and whether an affine loop or conditional of its scope encloses it."""
+
+    table: Operation | None
+    func: Operation | None  # the innermost enclosing function
+    scope_top: bool
+    affine_code: bool
+
+
+def _sites(top: Operation) -> Iterator[tuple[Operation, _Site]]:
+    """Every op nested in `top` with its site, found in one walk: no climb to the
+    ancestors per op, which would be quadratic in the nesting depth."""
+    stack = [(top, SymbolTable.nearest_symbol_table(top), None, False)]
+    while stack:
+        op, table, func, affine = stack.pop()
+        if op.has_trait(Traits.SymbolTable):
+            table = op
+        if op.name == "func.func":
+            func = op
+        scope = op.has_trait(Traits.AffineScope)
+        inner = _Site(table, func, scope and op.name in _CFG_SCOPES,
+                      not scope and (affine or op.name in _AFFINE_CONTROL))
+        nested = []
+        for region in op.regions:
+            for child in region.ops():
+                yield child, inner
+                if child.regions:
+                    nested.append((child, table, func, inner.affine_code))
+        stack.extend(reversed(nested))
 
 
 def _sccs(funcs: list[Operation], callees: dict[Operation, list[Operation]]) -> dict[Operation, int]:
@@ -168,17 +199,22 @@ class _Inliner:
         self.eliminate = eliminate
         self.symbols = _Symbols()
         self.functions: list[Operation] = []  # those with bodies
+        # Replaced calls and returns, detached and erased together (`erase_all`): one by one,
+        # each erasure would scan the use list of a value every call reads (quadratic).
+        self.dead: list[Operation] = []
         self._has_affine: dict[Operation, bool] = {}
 
-    def callee(self, call: Operation) -> Operation | None:
+    def callee(self, call: Operation, site: _Site) -> Operation | None:
         ref = call.attr("callee")
-        target = self.symbols.resolve(call, ref) if isinstance(ref, A.SymbolRefAttr) else None
+        target = self.symbols.resolve(site.table, ref) if isinstance(ref, A.SymbolRefAttr) else None
         return target if target is not None and target.name == "func.func" and _body(target) else None
 
     def run(self) -> list[Operation]:
         """Inline every eligible call; returns the graybox wrappers made."""
         funcs = self.functions = [op for op in self.module.walk() if op.name == "func.func" and _body(op)]
-        callees = {f: list(dict.fromkeys(g for c in _calls(f) if (g := self.callee(c)) is not None))
+        # A function changes only while its own calls are inlined, so its sites stay true.
+        calls = {f: [(op, site) for op, site in _sites(f) if op.name == "func.call"] for f in funcs}
+        callees = {f: list(dict.fromkeys(g for c, site in calls[f] if (g := self.callee(c, site)) is not None))
                    for f in funcs}
         scc = _sccs(funcs, callees)
         wrappers: list[Operation] = []
@@ -186,18 +222,24 @@ class _Inliner:
             made: list[Operation] = []
             # Last call first: a block split then moves only the ops up to the next call
             # (already inlined), not the rest of the block each time.
-            for call in reversed(list(_calls(f))):
-                g = self.callee(call)
+            for call, site in reversed(calls[f]):
+                g = self.callee(call, site)
                 if g is None or scc[g] == scc[f] or not _signature_matches(call, g):
                     continue
-                how = self.how(call, g)
+                how = self.how(g, site)
                 if how is None:
                     continue
                 done = self.inline(call, g, how)
                 if isinstance(done, Operation):
                     made.append(done)
+            erase_all(self.dead)
+            self.dead.clear()
             # Before f is inlined anywhere, so its callers copy the simpler body.
-            wrappers += [w for w in made if not (self.eliminate and eliminate_graybox(w))]
+            if self.eliminate:
+                deferred = Deferred()
+                made = [w for w in made if not eliminate_graybox(w, deferred)]
+                deferred.flush()
+            wrappers += made
         self.erase_dead_callees()
         return wrappers
 
@@ -211,12 +253,12 @@ class _Inliner:
             known = self._has_affine[func] = any(op.name.startswith("affine.") for op in func.walk())
         return known
 
-    def how(self, call: Operation, callee: Operation) -> str | None:
+    def how(self, callee: Operation, site: _Site) -> str | None:
         """'splice', 'cfg' (split the caller's block), 'wrap' (graybox) or None (refused)."""
         single = len(_body(callee).blocks) == 1  # type: ignore[union-attr]
-        if _at_scope_top(call):
+        if site.scope_top:
             return "splice" if single else "cfg"
-        if self.has_affine_ops(callee) or _in_affine_code(call):
+        if self.has_affine_ops(callee) or site.affine_code:
             return "wrap"
         return "splice" if single else None
 
@@ -225,13 +267,13 @@ class _Inliner:
         None when a call operand is no symbol where the callee needs one."""
         affine = self.has_affine_ops(callee)
         if how == "wrap":
-            return _wrap(call, callee, affine)
+            return _wrap(call, callee, affine, self.dead)
         if affine and not _symbols_ok(call, callee, call.parent_region):  # type: ignore[arg-type]
             return None
         if how == "cfg":
-            _splice_cfg(call, callee)
+            _splice_cfg(call, callee, self.dead)
         else:
-            _splice_block(call, callee)
+            _splice_block(call, callee, self.dead)
         return True
 
     # ------------------------------------------------------------ callees left unused
@@ -242,16 +284,16 @@ class _Inliner:
         (a function's references to itself do not keep it)."""
         uses: dict[Operation, int] = {}
         refs_in: dict[Operation, list[Operation]] = {}
-        for top in self.module.walk(skip=lambda o: o.name == "func.func"):
-            owner = top if top.name == "func.func" else None
-            for op in top.walk() if owner is not None else (top,):
-                for ref in symbol_refs(op):
-                    target = self.symbols.resolve(op, ref)
-                    if target is None or target is owner:
-                        continue
-                    uses[target] = uses.get(target, 0) + 1
-                    if owner is not None:
-                        refs_in.setdefault(owner, []).append(target)
+        for op, site in _sites(self.module):
+            owner = site.func
+            for ref in symbol_refs(op):
+                table = op if op.has_trait(Traits.SymbolTable) else site.table
+                target = self.symbols.resolve(table, ref)
+                if target is None or target is owner:
+                    continue
+                uses[target] = uses.get(target, 0) + 1
+                if owner is not None:
+                    refs_in.setdefault(owner, []).append(target)
         candidates = {f for f in self.functions if is_private(f)}
         dead = [f for f in candidates if uses.get(f, 0) == 0]
         erased = set(dead)
@@ -273,23 +315,6 @@ def _signature_matches(call: Operation, callee: Operation) -> bool:
     inputs = [a.type for a in _body(callee).blocks[0].args]  # type: ignore[union-attr]
     results = list(ftype.value.results) if ftype is not None else []  # type: ignore[attr-defined]
     return inputs == call.operand_types and results == call.result_types
-
-
-def _at_scope_top(call: Operation) -> bool:
-    """Is the call directly in the blocks of a function or graybox scope?"""
-    scope = get_affine_scope(call)
-    return scope is not None and call.parent_region is scope and scope.parent is not None \
-        and scope.parent.name in _CFG_SCOPES
-
-
-def _in_affine_code(call: Operation) -> bool:
-    """Is the call inside an affine loop or conditional of its scope?"""
-    cur = call.parent_op
-    while cur is not None and not cur.has_trait(Traits.AffineScope):
-        if cur.name in ("affine.for", "affine.if", "affine.parallel"):
-            return True
-        cur = cur.parent_op
-    return False
 
 
 def _symbols_ok(call: Operation, callee: Operation, region: Region) -> bool:
@@ -315,7 +340,7 @@ def _bind_entry_args(entry: Block, values: list[Value]) -> None:
         entry.erase_argument(0)
 
 
-def _splice_block(call: Operation, callee: Operation) -> None:
+def _splice_block(call: Operation, callee: Operation, dead: list[Operation]) -> None:
     mapping: dict[Value, Value] = dict(zip(_body(callee).blocks[0].args, call.operands))  # type: ignore[union-attr]
     block = call.parent
     ret = None
@@ -326,10 +351,10 @@ def _splice_block(call: Operation, callee: Operation) -> None:
         block.insert_before(call, op.clone(mapping))  # type: ignore[union-attr]
     results = [mapping.get(v, v) for v in ret.operands] if ret is not None else []
     call.replace_all_uses_with(results)
-    call.erase()
+    dead.append(call.detach())
 
 
-def _splice_cfg(call: Operation, callee: Operation) -> None:
+def _splice_cfg(call: Operation, callee: Operation, dead: list[Operation]) -> None:
     """Split the caller's block after the call and put the callee's blocks in between."""
     block: Block = call.parent  # type: ignore[assignment]
     region: Region = block.parent  # type: ignore[assignment]
@@ -346,7 +371,7 @@ def _splice_cfg(call: Operation, callee: Operation) -> None:
         term = b.last
         if term is not None and term.name == "func.return":
             b.insert_before(term, Operation.create("cf.br", list(term.operands), successors=[cont], loc=term.loc))
-            term.erase()
+            dead.append(term.detach())
     at = region.blocks.index(block) + 1
     new_blocks = [*scratch.blocks, cont]
     for b in new_blocks:
@@ -354,23 +379,26 @@ def _splice_cfg(call: Operation, callee: Operation) -> None:
     region.blocks[at:at] = new_blocks
     call.replace_all_uses_with(list(cont.args))
     block.insert_before(call, Operation.create("cf.br", successors=[entry], loc=call.loc))
-    call.erase()
+    dead.append(call.detach())
 
 
-def _wrap(call: Operation, callee: Operation, has_affine: bool) -> Operation | None:
+def _wrap(call: Operation, callee: Operation, has_affine: bool, dead: list[Operation]) -> Operation | None:
     """Replace the call by an `affine.graybox` holding the callee's body (None: refused)."""
-    memrefs = list(dict.fromkeys(v for v in call.operands if _is_memref(v.type)))
-    graybox = Operation.create(GRAYBOX, memrefs, call.result_types, regions=1, loc=call.loc)
+    # Placed before its operands are set, so that a refusal erases it without touching
+    # use lists.
+    graybox = Operation.create(GRAYBOX, [], call.result_types, regions=1, loc=call.loc)
     call.parent.insert_before(call, graybox)  # type: ignore[union-attr]
     region = graybox.regions[0]
     if has_affine and not _symbols_ok(call, callee, region):
         graybox.erase()
         return None
+    memrefs = list(dict.fromkeys(v for v in call.operands if _is_memref(v.type)))
+    graybox.set_operands(memrefs)
     entry = _clone_body(callee, region)
     region_args = {m: entry.add_argument(m.type, call.loc) for m in memrefs}
     _bind_entry_args(entry, [region_args.get(v, v) for v in call.operands])
     call.replace_all_uses_with(graybox)
-    call.erase()
+    dead.append(call.detach())
     return graybox
 
 
