@@ -40,7 +40,8 @@ class _GrayboxSurgery(Pass):
 class AffineGrayboxEliminate(_GrayboxSurgery):
     """Splices each `affine.graybox` into its parent block where every affine operand it holds
     stays a valid dimension or symbol there (symbols that become dimensions are moved to the
-    map's dimensions); an empty graybox without results is erased. Multi-block grayboxes stay."""
+    map's dimensions); an empty graybox without results is erased. Multi-block grayboxes stay.
+    Semantics, legality and what is refused: docs/graybox.md."""
 
     NAME = "affine-graybox-eliminate"
     SUMMARY = "Eliminate affine.graybox ops whose bodies are affine in the enclosing scope"
@@ -57,7 +58,7 @@ class AffineGrayboxHoist(_GrayboxSurgery):
     """Eliminates each `affine.graybox` where legal, else moves it out of the affine loops and
     ifs around it as far as the dimension and symbol rules allow (the loop moves into the
     graybox), when that lowers the number of graybox instances; a graybox hoisted to the top of
-    its scope is eliminated."""
+    its scope is eliminated. Semantics, legality and profitability: docs/graybox.md."""
 
     NAME = "affine-graybox-hoist"
     SUMMARY = "Hoist affine.graybox ops out of affine loops and ifs, eliminating what that allows"
