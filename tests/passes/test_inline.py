@@ -32,6 +32,13 @@ CALLEES: dict[str, tuple[str, str]] = {
   %w = arith.addf %v, %f : f32
   affine.store %w, %A[7 - %i] : {M}
   return"""),
+    # affine, subscripting with any index (`mod 8` keeps it in bounds): called with a
+    # loop-local product, which is a symbol only inside a graybox, its wrapper stays
+    "rotate_at": (f"(%A: {M}, %x: index, %f: f32)", f"""
+  %v = affine.load %A[%x mod 8] : {M}
+  %w = arith.subf %v, %f : f32
+  affine.store %w, %A[(%x + 3) mod 8] : {M}
+  return"""),
     # scalar, one block
     "fma": ("(%x: f32, %y: f32) -> f32", """
   %p = arith.mulf %x, %y : f32
@@ -70,8 +77,10 @@ class _Names:
 
 
 @st.composite
-def _call(draw: st.DrawFn, names: _Names, memrefs: list[str], subscripts: list[str], bounds: list[str]) -> str:
-    """One call of a random callee with random (valid) arguments."""
+def _call(draw: st.DrawFn, names: _Names, memrefs: list[str], subscripts: list[str], bounds: list[str],
+          anywhere: list[str]) -> str:
+    """One call of a random callee with random (valid) arguments; `anywhere` holds index
+    values that are no affine dimension or symbol of the caller (loop-local products)."""
     callee = draw(st.sampled_from(sorted(CALLEES)))
     f = "%f"
     if callee == "scale_prefix":
@@ -82,6 +91,9 @@ def _call(draw: st.DrawFn, names: _Names, memrefs: list[str], subscripts: list[s
     if callee == "bump_at":
         a, i = draw(st.sampled_from(memrefs)), draw(st.sampled_from(subscripts))
         return f"func.call @bump_at({a}, {i}, {f}) : ({M}, index, f32) -> ()"
+    if callee == "rotate_at":
+        a, x = draw(st.sampled_from(memrefs)), draw(st.sampled_from(subscripts + anywhere))
+        return f"func.call @rotate_at({a}, {x}, {f}) : ({M}, index, f32) -> ()"
     if callee == "fma":
         return f"{names.fresh('r')} = func.call @fma({f}, {f}) : (f32, f32) -> f32"
     if callee == "relu":
@@ -92,24 +104,24 @@ def _call(draw: st.DrawFn, names: _Names, memrefs: list[str], subscripts: list[s
 
 @st.composite
 def _body(draw: st.DrawFn, names: _Names, memrefs: list[str], subscripts: list[str], bounds: list[str],
-          depth: int) -> str:
+          depth: int, anywhere: tuple[str, ...] = ()) -> str:
     """Statements: calls at this level, in affine loops and ifs, and in grayboxes."""
     lines = []
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["call", "for", "if", "graybox"] if depth < 3 else ["call"]))
         if kind == "call":
-            lines.append(draw(_call(names, memrefs, subscripts, bounds)))
+            lines.append(draw(_call(names, memrefs, subscripts, bounds, list(anywhere))))
         elif kind == "for":
-            iv = names.fresh("i")
-            inner = draw(_body(names, memrefs, subscripts + [iv], bounds + [iv], depth + 1))
-            lines.append(f"affine.for {iv} = 0 to 8 {{\n{inner}\n}}")
+            iv, square = names.fresh("i"), names.fresh("sq")
+            inner = draw(_body(names, memrefs, subscripts + [iv], bounds + [iv], depth + 1, (*anywhere, square)))
+            lines.append(f"affine.for {iv} = 0 to 8 {{\n{square} = arith.muli {iv}, {iv} : index\n{inner}\n}}")
         elif kind == "if":
             i = draw(st.sampled_from(subscripts))
-            inner = draw(_body(names, memrefs, subscripts, bounds, depth + 1))
+            inner = draw(_body(names, memrefs, subscripts, bounds, depth + 1, anywhere))
             lines.append(f"affine.if affine_set<(d0) : (d0 - 3 >= 0)>({i}) {{\n{inner}\n}}")
         else:
             args = [names.fresh("g") for _ in memrefs]
-            inner = draw(_body(names, args, subscripts, bounds, depth + 1))
+            inner = draw(_body(names, args, subscripts, bounds, depth + 1, anywhere))
             types = ", ".join([M] * len(args))
             lines.append(f"affine.graybox [{', '.join(args)}] = ({', '.join(memrefs)}) : ({types}) -> () {{\n"
                          f"{inner}\nreturn\n}}")
