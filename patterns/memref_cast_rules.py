@@ -24,12 +24,15 @@ Not folded, and why:
   folding would need retyping the callee, which is interprocedural and not a canonicalization
   (MLIR does not do it either; D152791 names `func.call` as the user that blocks retyping).
 * `return` operands: the function's result types are fixed the same way.
-* ops whose result type follows the operand's type (`subview`, `view`, `reinterpret_cast`,
-  `copy`'s shape checks): they have their own folders in MLIR, outside this set.
+* ops whose result type follows the operand's type (`subview`, `view`, `reinterpret_cast`):
+  they have their own folders in MLIR, outside this set.
+* `memref.copy` takes only casts that change the layout alone (MLIR's FoldCopyOfCast): its two
+  operands must agree in shape, which a cast to another static shape would break.
 
-Rules that build an effectful op (`load`, `store`, `dealloc`, `affine.load`/`store`) cannot be
-held by the e-graph until the engine threads effect tokens through built ops (issue #14 §1);
-until then they are greedy-only (on the e-graph driver they run greedily after extraction).
+The folds that rebuild an effectful op (`load`, `store`, `dealloc`, `copy`, `affine.load`/`store`)
+replace it on its effect chain (the rebuilt op takes the root's incoming token), so both drivers
+run them. The e-graph builds ops with a fixed number of operands: an access folds there for
+memrefs of rank 0-4 (`RANKS`), one rule per rank.
 """
 
 from __future__ import annotations
@@ -39,10 +42,10 @@ from egraft.ir.core import types as T
 
 from .checks import is_constant, pred
 from .dsl import const_of, op, rule, type_of, var
-from .rule import Native
+from .rule import Native, Rule
 from .rule_sets import register_rule_set
 
-x, idx, v, m, k = var("x"), var("idx"), var("v"), var("m"), var("k")
+x, y, v, m, k = var("x"), var("y"), var("v"), var("m"), var("k")
 
 
 def ranked_memref(t: T.Type) -> bool:
@@ -75,7 +78,6 @@ def static_size(t: T.Type, index: A.Attribute) -> A.Attribute | None:
 RANKED_SOURCE = pred("the cast's source is a ranked memref", ranked_memref, type_of(x))
 CAST = op("memref.cast", x)
 
-#: Folds that build only pure ops: both drivers run them.
 RULES = [
     rule("memref-dim-cast", op("memref.dim", CAST, k), op("memref.dim", x, k), where=[RANKED_SOURCE],
          doc="memref.dim of a cast is memref.dim of its source: a cast does not change runtime sizes"),
@@ -93,17 +95,46 @@ RULES = [
              "before looking through a cast, as MLIR's DimOp::fold: the cast's static size is known"),
 ]
 
+#: A cast that changes only the layout (same shape and element type): MLIR's FoldCopyOfCast
+#: folds only those into `memref.copy`, whose operands must agree in shape.
+LAYOUT_CAST = op("memref.cast", x).bind("c")
+SAME_SHAPE = pred("the cast keeps the shape and element type (only the layout changes)",
+                  lambda s, t: isinstance(s, T.MemRefType) and isinstance(t, T.MemRefType) and s.shape == t.shape
+                  and s.element_type is t.element_type, type_of(x), type_of("c"))
+COPY_DOC = "memref.copy with a layout-only cast as its {} copies the same elements of the cast's source"
 LOAD_DOC = "{} through a cast reads the same element of the cast's source (the same buffer)"
 STORE_DOC = "{} through a cast writes the same element of the cast's source (the same buffer)"
 
-#: Folds that build an effectful op: greedy-only until the e-graph can build them (module doc).
-GREEDY = [
-    rule("memref-load-cast", op("memref.load", CAST, idx).bind("ld"), op("memref.load", x, idx, copy_attrs="ld"),
-         where=[RANKED_SOURCE], doc=LOAD_DOC.format("memref.load")),
-    rule("affine-load-cast", op("affine.load", CAST, idx, map=m), op("affine.load", x, idx, map=m),
-         where=[RANKED_SOURCE], doc=LOAD_DOC.format("affine.load")),
+#: Ranks whose accesses fold on both drivers: the e-graph builds an op with a fixed number of
+#: index operands, so each rank is its own rule.
+RANKS = range(5)
+
+
+def _access_rules(n: int) -> list[Rule]:
+    """The cast folds of the four accesses with `n` indices."""
+    ix = [var(f"i{p}") for p in range(n)]
+    return [
+        rule(f"memref-load-cast-{n}", op("memref.load", CAST, ix).bind("ld"),
+             op("memref.load", x, ix, copy_attrs="ld"), where=[RANKED_SOURCE], doc=LOAD_DOC.format("memref.load")),
+        rule(f"affine-load-cast-{n}", op("affine.load", CAST, ix, map=m), op("affine.load", x, ix, map=m),
+             where=[RANKED_SOURCE], doc=LOAD_DOC.format("affine.load")),
+        rule(f"memref-store-cast-{n}", op("memref.store", v, CAST, ix).bind("st"),
+             op("memref.store", v, x, ix, copy_attrs="st"), where=[RANKED_SOURCE],
+             doc=STORE_DOC.format("memref.store")),
+        rule(f"affine-store-cast-{n}", op("affine.store", v, CAST, ix, map=m), op("affine.store", v, x, ix, map=m),
+             where=[RANKED_SOURCE], doc=STORE_DOC.format("affine.store")),
+    ]
+
+
+RULES += [r for n in RANKS for r in _access_rules(n)] + [
+    rule("memref-dealloc-cast", op("memref.dealloc", CAST), op("memref.dealloc", x), where=[RANKED_SOURCE],
+         doc="memref.dealloc of a cast frees the cast's source (the same buffer)"),
+    rule("memref-copy-cast-source", op("memref.copy", LAYOUT_CAST, y), op("memref.copy", x, y),
+         where=[RANKED_SOURCE, SAME_SHAPE], doc=COPY_DOC.format("source")),
+    rule("memref-copy-cast-target", op("memref.copy", y, LAYOUT_CAST), op("memref.copy", y, x),
+         where=[RANKED_SOURCE, SAME_SHAPE], doc=COPY_DOC.format("target")),
 ]
 
 register_rule_set("memref-cast-folding", RULES,
-                  "memref.cast folded into load/store/dim/dealloc/affine.load/affine.store, cast chains, "
-                  "dim of static sizes", greedy_rules=GREEDY)
+                  "memref.cast folded into load/store/dim/dealloc/copy/affine.load/affine.store, cast chains, "
+                  "dim of static sizes")

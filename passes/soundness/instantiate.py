@@ -38,8 +38,8 @@ from egraft.patterns.rule import (AllOf, AnyOf, Check, CheckLike, ConstOf, Eithe
                                   ResultOf, Rule, Var)
 from egraft.patterns.validate import source_kinds
 
-from egraft.passes.soundness.memref_operands import (identity_map, is_memref_rule, memref_results, memref_types,
-                                                     operand_kind)
+from egraft.passes.soundness.memref_operands import (fixed_rank, identity_map, is_memref_rule, memref_results,
+                                                     memref_types, operand_kind)
 
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
 TF_ELEMENTS = (T.f32, T.f64, T.f16, T.i32, T.i64, T.i8, T.i1)
@@ -164,7 +164,8 @@ class Instance:
         if isinstance(pat, Either):
             return [self.value(pat.a, None, first), self.value(pat.b, None, first)]
         if isinstance(pat, tuple):
-            return [self.value(p, None, first) for p in pat]
+            kind = "index" if self.memref and dims == "indices" else None
+            return [self.value(p, kind, first) for p in pat]  # type: ignore[arg-type]
         assert isinstance(pat, Var), pat
         if not pat.is_wildcard and pat.name in self.vars:
             return self.vars[pat.name]
@@ -191,18 +192,31 @@ class Instance:
         """A leaf of a memref rule: index constants (one per dimension of `memref`, or a
         dimension number up to the rank, out of range included), a stored element, or a buffer."""
         rank = len(memref.type.shape) if memref is not None and isinstance(memref.type, T.MemRefType) else 0
+        if kind == "index":
+            return self.index_constant()
         if kind == "indices":
-            return [self.constant(T.index, np.asarray(self.draw(st.integers(0, 2)))) for _ in range(rank)]
+            return [self.index_constant() for _ in range(rank)]
         if kind == "dim":
             return self.constant(T.index, np.asarray(self.draw(st.integers(0, rank))))
         if kind == "element":
             return self.argument(T.element_type(self.base))
+        if self.base.has_static_shape and self.draw(st.booleans()):
+            # A fresh allocation, at the top of the body (allocating is an effect: it must not
+            # come between the ops of an `.after` chain); loads of unwritten elements are undefined.
+            return self.block.prepend(Operation.create("memref.alloc", (), [self.base], {
+                "operandSegmentSizes": A.DenseArrayAttr(T.i32, (0, 0))})).results[0]
         return self.argument(self.base)
+
+    def index_constant(self) -> Value:
+        """An index in 0-2: inside the drawn buffers' sizes (1-3) often enough to compare memory."""
+        return self.constant(T.index, np.asarray(self.draw(st.integers(0, 2))))
 
     def kinds(self) -> dict[str, str]:
         return source_kinds(self.rule)
 
     def op(self, pat: OpPat) -> Operation:
+        if pat.after_op is not None:  # the op whose effect the root's incoming token is: built first
+            self.op(pat.after_op)
         opdef = REGISTRY.lookup(pat.name)
         operand_defs = opdef.operands if opdef is not None else ()
         dims_operand = opdef.dims_operand if opdef is not None else None
@@ -348,5 +362,5 @@ def rule_instances(draw: Callable, rule: Rule, types: st.SearchStrategy[T.Type] 
     """A module with one function `@rule` whose body is the rule's source pattern."""
     tf = any(op.name.startswith("tf.") for op in rule.source_ops())
     memref = is_memref_rule({op.name for op in rule.source_ops()})
-    base = draw(types if types is not None else memref_types() if memref else base_types(tf))
+    base = draw(types if types is not None else memref_types(fixed_rank(rule)) if memref else base_types(tf))
     return Instance(rule, draw, base, tf, memref).build()

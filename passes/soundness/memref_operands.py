@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from egraft.ir.core import affine as AF
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
+from egraft.ir.records.registry import REGISTRY
+from egraft.patterns.rule import Rule
 
 #: Element types of drawn buffers (a float and an integer: exact comparison covers both).
 ELEMENTS = (T.f32, T.i32)
@@ -29,17 +31,30 @@ def is_memref_rule(op_names: set[str]) -> bool:
     return any(n.startswith(MEMREF_PREFIXES) for n in op_names)
 
 
+def fixed_rank(rule: Rule) -> int | None:
+    """The rank a rule's accesses spell out: the length of an `indices` group given as a list
+    (`op("memref.load", m, [i, j])`), None when every such group is a variable (any rank)."""
+    for pat in rule.source_ops():
+        opdef = REGISTRY.lookup(pat.name)
+        names = [o.name for o in opdef.operands] if opdef is not None else []
+        for name, operand in zip(names, pat.operands):
+            if name == "indices" and isinstance(operand, tuple):
+                return len(operand)
+    return None
+
+
 @st.composite
-def memref_types(draw: Callable) -> T.MemRefType:
-    """A ranked memref of rank 1-2, each dimension static (1-3) or dynamic."""
-    rank = draw(st.integers(1, 2))
+def memref_types(draw: Callable, rank: int | None = None) -> T.MemRefType:
+    """A ranked memref of rank `rank` (default: 1-2), each dimension static (1-3) or dynamic."""
+    rank = draw(st.integers(1, 2)) if rank is None else rank
     shape = tuple(draw(st.sampled_from((T.DYNAMIC, 1, 2, 3))) for _ in range(rank))
     return T.MemRefType(shape, draw(st.sampled_from(ELEMENTS)))
 
 
 def operand_kind(op_name: str, operand_name: str | None) -> str:
     """What an operand of a memref op holds: "indices" (one index per dimension of the
-    accessed memref), "dim" (a dimension number), "element" (a stored value) or "memref"."""
+    accessed memref; "index" for one of a group given as a list), "dim" (a dimension number),
+    "element" (a stored value) or "memref"."""
     if operand_name == "indices":
         return "indices"
     if op_name == "memref.dim" and operand_name == "index":

@@ -88,3 +88,41 @@ func.func @in_loop(%A: memref<16xf32>) -> f32 {
   }
   return %s : f32
 }
+
+// -----
+
+// Writers and dealloc take the cast's source too; copy takes only a cast that changes the
+// layout alone.
+// CHECK-LABEL: func.func @fold_into_writers
+// CHECK-SAME: (%[[A:.*]]: memref<16xf32>, %[[D:.*]]: memref<?xf32>, %[[V:.*]]: f32, %[[I:.*]]: index)
+// CHECK-NOT: memref.cast %[[A]]
+// CHECK: memref.store %[[V]], %[[A]][%[[I]]] : memref<16xf32>
+// CHECK: affine.store %[[V]], %[[A]][%[[I]] + 1] : memref<16xf32>
+// CHECK: memref.copy %[[D]], %{{.*}} : memref<?xf32> to memref<16xf32>
+// CHECK: %[[S:.*]] = memref.cast %[[D]] : memref<?xf32> to memref<16xf32>
+// CHECK: memref.copy %[[S]], %[[A]]
+// CHECK: memref.dealloc %[[A]] : memref<16xf32>
+func.func @fold_into_writers(%A: memref<16xf32>, %D: memref<?xf32>, %v: f32, %i: index) {
+  %B = memref.cast %A : memref<16xf32> to memref<?xf32>
+  store %v, %B[%i] : memref<?xf32>
+  affine.store %v, %B[%i + 1] : memref<?xf32>
+  %L = memref.cast %D : memref<?xf32> to memref<?xf32, strided<[1], offset: 0>>
+  %T = memref.alloc() : memref<16xf32>
+  memref.copy %L, %T : memref<?xf32, strided<[1], offset: 0>> to memref<16xf32>
+  %S = memref.cast %D : memref<?xf32> to memref<16xf32>
+  memref.copy %S, %A : memref<16xf32> to memref<16xf32>
+  memref.dealloc %B : memref<?xf32>
+  return
+}
+
+// -----
+
+// A cast stored as a value stays: it is the value written, not the buffer written to.
+// CHECK-LABEL: func.func @no_fold_of_stored_value
+// CHECK: %[[B:.*]] = memref.cast
+// CHECK: memref.store %[[B]], %{{.*}}[] : memref<memref<?xf32>>
+func.func @no_fold_of_stored_value(%A: memref<16xf32>, %H: memref<memref<?xf32>>) {
+  %B = memref.cast %A : memref<16xf32> to memref<?xf32>
+  memref.store %B, %H[] : memref<memref<?xf32>>
+  return
+}

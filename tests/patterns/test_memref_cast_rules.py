@@ -119,8 +119,9 @@ LIT = Path(__file__).resolve().parents[1] / "lit" / "memref_cast_fold.mlir"
 
 def lit_cases(path: Path) -> list[str]:
     """The `// -----` cases of a lit file whose functions the interpreter can run (no calls of
-    external functions)."""
-    return [c for c in path.read_text(encoding="utf-8").split("// -----") if "call @" not in c]
+    external functions, no memrefs of memrefs as arguments)."""
+    return [c for c in path.read_text(encoding="utf-8").split("// -----")
+            if "call @" not in c and "memref<memref" not in c]
 
 
 @pytest.mark.parametrize("driver", ["greedy", "egraph"])
