@@ -1,4 +1,6 @@
 // RUN: egraft-opt %s -split-input-file -allow-unregistered-dialect -affine-graybox-eliminate | filecheck %s
+// RUN: egraft-opt %s -split-input-file -allow-unregistered-dialect -affine-graybox-eliminate -canonicalize \
+// RUN:   | filecheck %s --check-prefix=CANON
 
 // The graybox note's T1-T6 and T8 (/work/shared/notes/graybox-semantics-and-encoding.md §3),
 // the RFC's three examples (corrected to valid IR as the note and mlirx did), and own cases.
@@ -33,6 +35,10 @@ func @elim_top_level(%A: memref<?xf32>, %x: i32) {
 // CHECK: affine.for %[[J:.*]] = 0 to %{{.*}} {
 // CHECK: affine.load %{{.*}}[%[[I]] * 4 + %[[J]]]
 // CHECK: affine.store {{.*}}[%[[I]] * 4 + %[[J]] + symbol(%{{.*}})]
+// With constants propagated (the note's T2 expectation): the bound is 4.
+// CANON-LABEL: func.func @in_loop
+// CANON-NOT: affine.graybox
+// CANON: affine.for %{{.*}} = 0 to 4 {
 func @in_loop(%A: memref<100xf32>, %n: index) {
   affine.for %i = 0 to 10 {
     affine.graybox [%rA] = (%A) : (memref<100xf32>) -> () {
@@ -337,6 +343,36 @@ func @indirect(%A: memref<100xf32>, %B: memref<100xi32>) {
       %s = affine.load %rA[%vi] : memref<100xf32>
       %o = addf %s, %cf1 : f32
       affine.store %o, %rA[%vi] : memref<100xf32>
+      return
+    }
+  }
+  return
+}
+
+// -----
+
+// The `dim` quirk reaches into nested grayboxes (a departure from the note's "nested grayboxes
+// need no re-check"): %d = dim of the outer graybox's argument is a symbol inside the inner one;
+// spliced, it would be a dim of a loop-local call result, which is not. So the outer graybox
+// stays, and the inner one merges into it (at its top level: always legal).
+// CHECK-LABEL: func.func @dim_quirk_nested
+// CHECK: affine.graybox [%[[R:.*]]] =
+// CHECK: %[[D:.*]] = memref.dim %[[R]]
+// CHECK-NOT: affine.graybox
+// CHECK: affine.for %{{.*}} = 0 to %[[D]]
+func @get_buffer(index) -> memref<?xf32>
+func @dim_quirk_nested(%n: index) {
+  affine.for %i = 0 to 10 {
+    %M = call @get_buffer(%i) : (index) -> memref<?xf32>
+    affine.graybox [%rM] = (%M) : (memref<?xf32>) -> () {
+      %d = dim %rM, 0 : memref<?xf32>
+      affine.graybox [%rM2] = (%rM) : (memref<?xf32>) -> () {
+        affine.for %j = 0 to %d {
+          %v = affine.load %rM2[%j] : memref<?xf32>
+          "test.use"(%v) : (f32) -> ()
+        }
+        return
+      }
       return
     }
   }
