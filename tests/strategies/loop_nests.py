@@ -13,8 +13,10 @@ whole functions of the shapes those passes rewrite:
   another store in between, through the same memref or an alias (a ``memref.cast``);
 * ``affine.if`` on random integer sets, with and without ``else`` and results;
 * ``affine.apply`` chains and ``affine.min``/``affine.max``;
-* ``memref.cast`` static to dynamic and back, ``memref.dim``, scratch ``memref.alloc`` (then
-  ``memref.dealloc``) and ``memref.alloca`` buffers, filled before they are read;
+* ``memref.cast`` static to dynamic (shape and strided layout) and back, ``memref.dim``,
+  ``memref.subview`` (strides 1-2, of views too) and ``memref.reinterpret_cast`` aliasing the
+  buffers in use, scratch ``memref.alloc`` (then ``memref.dealloc``) and ``memref.alloca``
+  buffers, filled before they are read;
 * ``affine.graybox`` at random depths, capturing a random subset of the memrefs in scope
   (region arguments replace them inside) and sometimes returning a value.
 
@@ -89,17 +91,48 @@ class Index(NamedTuple):
 
 
 class Buffer(NamedTuple):
-    """A memref SSA value: the buffer's actual shape, the type's shape (None where ``?``)."""
+    """A memref SSA value: the view's actual shape, the type's shape (None where ``?``), its
+    element strides and offset in its allocation (None: row-major from 0, the identity
+    layout), the layout its type spells (None: identity; `strided<[?, ?], offset: ?>` after a
+    cast to a dynamic layout) and the allocation's element count."""
 
     name: str
     shape: tuple[int, ...]
     type_shape: tuple[int | None, ...]
     elem: str
+    strides: tuple[int, ...] | None = None
+    offset: int = 0
+    layout: str | None = None
+    alloc_elems: int = 0
 
     @property
     def type(self) -> str:
         dims = "".join(f"{'?' if d is None else d}x" for d in self.type_shape)
-        return f"memref<{dims}{self.elem}>"
+        return f"memref<{dims}{self.elem}{', ' + self.layout if self.layout else ''}>"
+
+    @property
+    def static_layout(self) -> str | None:
+        """The layout that spells this view's strides and offset exactly."""
+        if self.strides is None:
+            return None
+        return f"strided<[{', '.join(map(str, self.strides))}], offset: {self.offset}>"
+
+    @property
+    def element_strides(self) -> tuple[int, ...]:
+        if self.strides is not None:
+            return self.strides
+        out, acc = [], 1
+        for d in reversed(self.shape):
+            out.append(acc)
+            acc *= d
+        return tuple(reversed(out))
+
+
+def base_buffer(name: str, shape: tuple[int, ...], elem: str) -> Buffer:
+    count = 1
+    for d in shape:
+        count *= d
+    return Buffer(name, shape, shape, elem, alloc_elems=count)
 
 
 class Expr(NamedTuple):
@@ -201,7 +234,7 @@ class Program(NamedTuple):
 
 
 STATEMENTS = ("load", "store", "store_load", "arith", "apply", "for", "if", "graybox", "memref_access",
-              "cast", "minmax", "scratch", "reduce", "call")
+              "cast", "minmax", "scratch", "reduce", "call", "view")
 
 
 class LoopNestBuilder:
@@ -247,7 +280,7 @@ class LoopNestBuilder:
         c = self.c
         shapes = list(arg_shapes) if arg_shapes is not None else \
             [tuple(c.integer(1, 6) for _ in range(c.integer(1, 3))) for _ in range(c.integer(1, 3))]
-        buffers = [Buffer(f"%A{k}", s, s, "f32" if k == 2 else "i32") for k, s in enumerate(shapes)]
+        buffers = [base_buffer(f"%A{k}", s, "f32" if k == 2 else "i32") for k, s in enumerate(shapes)]
         indices = [Index(f"%n{k}", None, None, "sym") for k in range(2)]
         frame = Frame(indices, {"i32": ["%x0"], "f32": ["%y0"]}, buffers, 0, 1, True)
         args = [f"{b.name}: {b.type}" for b in buffers] + ["%n0: index", "%n1: index", "%x0: i32", "%y0: f32"]
@@ -443,12 +476,56 @@ class LoopNestBuilder:
             self.emit(f"{d} = memref.dim {buf.name}, %c{k} : {buf.type}")
             frame.indices.append(Index(d, buf.shape[k], buf.shape[k], "sym"))
             return
-        if None in buf.type_shape:
-            target = buf.shape
+        if None in buf.type_shape or buf.layout != buf.static_layout:
+            new = buf._replace(name=self.fresh("r"), type_shape=buf.shape, layout=buf.static_layout)
         else:
-            target = tuple(None if c.chance(50) else s for s in buf.shape)
-        new = Buffer(self.fresh("r"), buf.shape, target, buf.elem)  # type: ignore[arg-type]
+            dynamic_layout = buf.strides is not None and c.chance(50)
+            new = buf._replace(name=self.fresh("r"), type_shape=tuple(None if c.chance(50) else d for d in buf.shape),
+                               layout=("strided<[" + ", ".join("?" for _ in buf.shape) + "], offset: ?>")
+                               if dynamic_layout else buf.layout)
         self.emit(f"{new.name} = memref.cast {buf.name} : {buf.type} to {new.type}")
+        frame.buffers.append(new)
+
+    def _view(self, frame: Frame) -> None:
+        """A `memref.subview` of a view with a static type (strides 1-2), or a
+        `memref.reinterpret_cast` of a whole allocation: aliases of memory already in use."""
+        c = self.c
+        static = [b for b in frame.buffers if None not in b.type_shape and b.layout == b.static_layout]
+        if not static:
+            return self._cast(frame)
+        buf = c.pick(static)
+        if buf.strides is None and buf.alloc_elems and c.chance(30):
+            return self._reinterpret(frame, buf)
+        offsets, sizes, steps = [], [], []
+        for extent in buf.shape:
+            step = c.pick((1, 1, 2))
+            o = c.integer(0, extent - 1)
+            offsets.append(o)
+            sizes.append(c.integer(1, (extent - 1 - o) // step + 1))
+            steps.append(step)
+        strides = tuple(s * k for s, k in zip(buf.element_strides, steps))
+        offset = buf.offset + sum(o * s for o, s in zip(offsets, buf.element_strides))
+        new = Buffer(self.fresh("sv"), tuple(sizes), tuple(sizes), buf.elem, strides, offset, None, buf.alloc_elems)
+        new = new._replace(layout=new.static_layout)
+        self.emit(f"{new.name} = memref.subview {buf.name}[{', '.join(map(str, offsets))}] "
+                  f"[{', '.join(map(str, sizes))}] [{', '.join(map(str, steps))}] : {buf.type} to {new.type}")
+        frame.buffers.append(new)
+
+    def _reinterpret(self, frame: Frame, buf: Buffer) -> None:
+        c = self.c
+        total = buf.alloc_elems
+        offset = c.integer(0, total - 1)
+        room = total - offset
+        if room >= 2 and c.chance(50):
+            cols = c.integer(1, min(3, room))
+            shape: tuple[int, ...] = (c.integer(1, room // cols), cols)
+        else:
+            shape = (c.integer(1, room),)
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+        new = Buffer(self.fresh("rc"), shape, shape, buf.elem, strides, offset, None, total)
+        new = new._replace(layout=new.static_layout)
+        self.emit(f"{new.name} = memref.reinterpret_cast {buf.name} to offset: [{offset}], sizes: "
+                  f"[{', '.join(map(str, shape))}], strides: [{', '.join(map(str, strides))}] : {buf.type} to {new.type}")
         frame.buffers.append(new)
 
     def _scratch(self, frame: Frame) -> None:
@@ -457,7 +534,7 @@ class LoopNestBuilder:
         size = c.integer(1, 4)
         elem = c.pick(ELEMS)
         kind = c.pick(("alloc", "alloca"))
-        buf = Buffer(self.fresh("t"), (size,), (size,), elem)
+        buf = base_buffer(self.fresh("t"), (size,), elem)
         self.emit(f"{buf.name} = memref.{kind}() : {buf.type}")
         q = self.fresh("q")
         self.emit(f"affine.for {q} = 0 to {size} {{")
@@ -559,7 +636,7 @@ class LoopNestBuilder:
         replace them and every outer index value is a symbol."""
         c = self.c
         captured = [b for b in frame.buffers if c.chance(60)]
-        args = [Buffer(self.fresh("g"), b.shape, b.type_shape, b.elem) for b in captured]
+        args = [b._replace(name=self.fresh("g")) for b in captured]
         indices = [Index(ix.name, ix.lo, ix.hi, "sym") for ix in frame.indices]
         inner = Frame(indices, {k: list(v) for k, v in frame.values.items()}, args, frame.depth, frame.trips, True)
         with_result = c.chance(40)
@@ -592,7 +669,7 @@ def loop_nest_programs(draw: Callable, max_ops: int = 40, max_depth: int = 5) ->
         shape = tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
         g = LoopNestBuilder(DrawnChoices(draw), draw(st.integers(1, max_ops // 2)), min(depth, 3))
         callee = g.function("g", [shape], private=True) + "\n"
-        b.callee = ("g", Buffer("", shape, shape, "i32").type)
+        b.callee = ("g", base_buffer("", shape, "i32").type)
         text = b.function(arg_shapes=[shape] + [tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
                                                 for _ in range(draw(st.integers(0, 2)))])
     else:
