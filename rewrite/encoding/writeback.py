@@ -19,6 +19,7 @@ ops right after their last dependency, so an unchanged block prints unchanged.
 
 from __future__ import annotations
 
+import functools
 import gc
 import heapq
 from collections import defaultdict
@@ -97,7 +98,7 @@ class _Writer:
         self.eff_pred: dict[Operation, Operation] = {}
         self.fwd_slots: set[tuple[int, int]] = set()
         self.first_copy: dict[int, Operation] = {}
-        self.new_ops: dict[Operation, set[int]] = {}
+        self.new_ops: dict[Operation, set[int]] = {}  # new op -> classes of the values and effects it computes
         self.ctxs: list[_Ctx] = []
         self.ctx_of_rid: dict[int, _Ctx] = {}
         self.fwd_targets: dict[int, list[int]] = {}
@@ -381,20 +382,28 @@ class _Writer:
         return region
 
     def fill(self, ctx: _Ctx, rid: int, term_c: int, eff_c: int, fwd_c: int) -> None:
-        chain: list[int] = []
+        chain: list[tuple[int, int]] = []  # (op class, class of its EffOf), last op first
         name, payload, kids = self.node(eff_c)
         while name == "EffOf":
-            chain.append(kids[0])
+            chain.append((kids[0], eff_c))
             name, payload, kids = self.node(kids[0])
-            name, payload, kids = self.node(kids[-1])  # the op's input token (last child)
+            eff_c = kids[-1]  # the op's input token (last child)
+            name, payload, kids = self.node(eff_c)
         if name != "EffIn" or payload != rid:
             raise WriteBackError(f"the effect chain of region #{rid} does not start at its entry")
         prev: Operation | None = None
-        for c in reversed(chain):
+        replacing: list[Operation] = []  # new ops of the chain since the last effect an original op had
+        for c, e in reversed(chain):
             op = ctx.ops.get(c) or self.chain_op(c, ctx)
             if prev is not None:
                 self.eff_pred[op] = prev
             prev = op
+            if op in self.new_ops:
+                replacing.append(op)
+            if replacing and e in self.eff_origins:  # an original op's effect: the new ops up to here replace it
+                for new in replacing:
+                    self.new_ops[new].add(e)
+                replacing = []
         if self.node(term_c)[0] != "NoTerm":
             term = ctx.ops.get(term_c) if term_c in chain else None
             term = term or self.chain_op(term_c, ctx)
@@ -481,15 +490,29 @@ class _Writer:
                     heapq.heappush(heap, (prio[s], s))
         return [ops[i] for i in done]
 
+    @functools.cached_property
+    def eff_origins(self) -> dict[int, list[Operation]]:
+        """Per class of an original op's ``EffOf``, that op (and any other whose effect it is)."""
+        return self.origins("EffOf")
+
+    def origins(self, ctor: str) -> dict[int, list[Operation]]:
+        """Per class of a lowered ``Res`` or ``EffOf`` node, the original ops it is a value or effect of."""
+        names = self.low.table.op_names
+        code = names.index(ctor) if ctor in names else -1
+        out: dict[int, list[Operation]] = defaultdict(list)
+        t_ops, t_kids, t_ptr = self.t_ops, self.t_kids, self.t_ptr
+        for t in (t for t, k in enumerate(t_ops) if k == code):
+            out[self.tc[t]].append(self.low.ops[t_kids[t_ptr[t]]])
+        return out
+
     def locations(self) -> None:
-        """New ops get the fused location of the original ops whose values they compute."""
+        """New ops get the fused location of the original ops whose values they compute, or
+        whose effects they replace (a store replaced by a store computes no value)."""
         if not self.new_ops:
             return
-        res_code = self.low.table.op_names.index("Res") if "Res" in self.low.table.op_names else -1
-        producers: dict[int, list[Operation]] = defaultdict(list)
-        t_ops, t_kids, t_ptr = self.t_ops, self.t_kids, self.t_ptr
-        for t in (t for t, code in enumerate(t_ops) if code == res_code):
-            producers[self.tc[t]].append(self.low.ops[t_kids[t_ptr[t]]])
+        producers = self.origins("Res")
+        for c, ops in self.eff_origins.items():
+            producers[c] += ops
         for op, classes in self.new_ops.items():
             origins = [o for c in classes for o in producers.get(c, ())]
             op.loc = fuse([o.loc for o in dict.fromkeys(origins)])

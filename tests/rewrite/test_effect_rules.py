@@ -236,3 +236,13 @@ def test_effect_rules_keep_results_and_memory(text: str, doubles: bool, data) ->
     rules = RULES + ([STORE_TWICE, LOAD_TWICE] if doubles else [])
     _agree(text, _egraph(text, rules, DOUBLES_WIN if doubles else None), data)
     _agree(text, _greedy(text, RULES), data)
+
+
+def test_ops_replacing_an_effect_get_the_location_of_the_op_they_replace() -> None:
+    text = ('func.func @f(%m: memref<4xf32>, %a: f32) {\n  %c0 = arith.constant 0 : index\n'
+            '  %c = memref.cast %m : memref<4xf32> to memref<?xf32>\n'
+            '  memref.store %a, %c[%c0] : memref<?xf32> loc("the-store")\n  return\n}')
+    module = parse(text)
+    optimize(module, prepare=lambda eg: compile_rules(eg, [STORE_CAST, STORE_TWICE]), cost=DOUBLES_WIN)
+    stores = [ln for ln in print_ir(module, debuginfo=True).splitlines() if "store" in ln]
+    assert len(stores) == 2 and all('loc("the-store")' in ln and "affine.store" in ln for ln in stores)
