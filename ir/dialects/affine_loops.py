@@ -228,6 +228,8 @@ _REDUCTIONS: tuple[tuple[str, str | None], ...] = (
     ("muli", "int"), ("ori", "int"), ("andi", "int"), ("maxnumf", "float"), ("minnumf", "float"),
 )
 _REDUCTION_CODES = {name: i for i, (name, _) in enumerate(_REDUCTIONS)}
+#: The reduction names by enum value (the interpreter's affine.parallel reads them).
+REDUCTION_KINDS: tuple[str, ...] = tuple(name for name, _ in _REDUCTIONS)
 # Spellings MLIR used before `maximumf`/`minimumf` (upstream tests up to 2023 still write them).
 _REDUCTION_CODES.update(maxf=_REDUCTION_CODES["maximumf"], minf=_REDUCTION_CODES["minimumf"])
 
