@@ -289,7 +289,9 @@ class _RuleCompiler:
         opdef = REGISTRY.lookup(pat.name)
         kids = []
         for is_list, x in zip(shape.groups, pat.operands):
-            if is_list:
+            if is_list and isinstance(x, Var):  # a whole group bound in the source
+                kids.append(self.result(x, types_var))
+            elif is_list:
                 items = [self.result(i, types_var) for i in x]
                 if len(items) > CHUNK:
                     raise UnsupportedRule(f"building a group of more than {CHUNK} operands")
@@ -312,7 +314,10 @@ class _RuleCompiler:
                 raise UnsupportedRule(f"attribute {k} computed by {v!r}")
         props = {k: v for k, v in attrs.items() if opdef is not None and k in opdef.attr_names}
         rest = {k: v for k, v in attrs.items() if k not in props}
-        term = f"({self.ctor(pat.name)} {' '.join(kids)} {types} {self.dict_term(props)} {self.dict_term(rest)}"
+        dicts = f"{self.dict_term(props)} {self.dict_term(rest)}"
+        if pat.copy_attrs is not None:
+            dicts = self.copied_dicts(pat)
+        term = f"({self.ctor(pat.name)} {' '.join(kids)} {types} {dicts}"
         if not shape.effectful:
             return term + ")"
         if self.token is None:
@@ -322,6 +327,18 @@ class _RuleCompiler:
         self.actions.append(f"(let {v} {term} {self.token}))")
         self.token = f"({self.ctor('EffOf')} {v})"
         return v
+
+    def copied_dicts(self, pat: OpPat) -> str:
+        """``copy_attrs``: the property and attribute dictionaries of the matched op, as they are.
+        Merging them with further attributes would need a dictionary merge in egglog, and another
+        op's properties need not be this op's: both are left to the greedy driver."""
+        source = self.ops.get(pat.copy_attrs)  # type: ignore[arg-type]
+        if source is None or pat.attrs or self.op_info[source][0] is None \
+                or self.op_info[source][0].name != pat.name:  # type: ignore[union-attr]
+            raise UnsupportedRule(f"copy_attrs of {pat.name} from ${pat.copy_attrs} with further attributes "
+                                  "or from an op of another name")
+        heads = self.op_info[source][1]
+        return f"{heads[1]} {heads[2]}"
 
     def result_type(self, t: Any) -> str:
         if isinstance(t, Type):

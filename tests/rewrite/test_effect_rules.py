@@ -246,3 +246,23 @@ def test_ops_replacing_an_effect_get_the_location_of_the_op_they_replace() -> No
     optimize(module, prepare=lambda eg: compile_rules(eg, [STORE_CAST, STORE_TWICE]), cost=DOUBLES_WIN)
     stores = [ln for ln in print_ir(module, debuginfo=True).splitlines() if "store" in ln]
     assert len(stores) == 2 and all('loc("the-store")' in ln and "affine.store" in ln for ln in stores)
+
+
+def test_a_whole_index_group_and_copied_attributes_are_built_on_the_egraph() -> None:
+    idx = var("idx")
+    load = rule("ld", op("memref.load", op("memref.cast", m), idx).bind("ld"),
+                op("memref.load", m, idx, copy_attrs="ld"))
+    store = rule("st", op("memref.store", v, op("memref.cast", m), idx).bind("st"),
+                 op("memref.store", v, m, idx, copy_attrs="st"))
+    text = ('func.func @f(%m: memref<4x4xf32>, %a: f32) -> f32 {\n  %c0 = arith.constant 0 : index\n'
+            '  %c = memref.cast %m : memref<4x4xf32> to memref<?x?xf32>\n'
+            '  memref.store %a, %c[%c0, %c0] {nontemporal = true} : memref<?x?xf32>\n'
+            '  %x = memref.load %c[%c0, %c0] {nontemporal = true} : memref<?x?xf32>\n  return %x : f32\n}')
+    out = _egraph(text, [load, store])
+    assert "memref.cast" not in out and out.count("{nontemporal = true} : memref<4x4xf32>") == 2
+    widened = rule("ld2", op("memref.load", op("memref.cast", m), idx).bind("ld"),
+                   op("memref.load", m, idx, copy_attrs="ld", nontemporal=False))
+    module = parse(text)
+    skipped: dict[str, str] = {}
+    optimize(module, prepare=lambda eg: skipped.update(compile_rules(eg, [widened]).skipped))
+    assert "copy_attrs" in skipped["ld2"]  # a dictionary merge: left to the greedy driver, said so
