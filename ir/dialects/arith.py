@@ -258,9 +258,18 @@ def _print_cmp(pr: FormPrinter, op: Operation) -> None:
     pr.print_type(op.operands[0].type)
 
 
+def _predicate_cases(names: tuple[str, ...]) -> C.Constraint:
+    """MLIR's enum attribute: an integer naming one of the predicates (MLIR
+    wants it 64-bit; the width is not checked, only the range, which the
+    printer indexes by)."""
+    cases = ", ".join(str(i) for i in range(len(names)))
+    return C.Constraint(f"allowed 64-bit signless integer cases: {cases}",
+                        lambda a: isinstance(a, A.IntegerAttr) and 0 <= a.value < len(names))
+
+
 def _cmp(name: str, operand: C.Constraint, summary: str) -> OpDef:
     return OpDef(name, summary=summary, operands=[("lhs", operand), ("rhs", operand)],
-                 attributes=[("predicate", C.AnyIntAttr), ("fastmath", C.AnyAttr, True)],
+                 attributes=[("predicate", _predicate_cases(_PREDICATES[name])), ("fastmath", C.AnyAttr, True)],
                  results=[("result", BoolLike)], traits=(Traits.Pure, Traits.SameTypeOperands),
                  assembly=CustomForm(_parse_cmp, _print_cmp))
 
