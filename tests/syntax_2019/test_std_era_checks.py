@@ -408,3 +408,13 @@ def test_2019_alloc_operand_count_and_apply_map_wording():
                          "  %m = memref.alloc(%n) : memref<2x?xf32, affine_map<(d0, d1)[s0] -> (d0 + s0, d1)>>\n"
                          "  return\n}\n")
     assert rc != 0 and "symbol operand count does not equal memref symbol count: expected 1, got 0" in err
+
+
+@pytest.mark.parametrize("op, predicate, operand", [("arith.cmpi", 42, "i32"), ("arith.cmpf", 16, "f32"),
+                                                      ("arith.cmpi", -1, "i32")])
+def test_out_of_range_predicates_are_diagnosed_not_printed(op, predicate, operand):
+    """A predicate past the enum was accepted and then crashed the printer."""
+    rc, _, err = run_opt(f'func.func @f(%a: {operand}) -> i1 {{\n  %r = "{op}"(%a, %a) {{predicate = {predicate} : i64}} '
+                         f': ({operand}, {operand}) -> i1\n  return %r : i1\n}}\n')
+    assert rc != 0 and "attribute 'predicate' failed to satisfy constraint: allowed 64-bit signless integer cases" in err
+    assert "Traceback" not in err
