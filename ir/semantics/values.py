@@ -226,6 +226,30 @@ class MemRef:
         self.data[index] = value
         self._written[index] = True
 
+    def _block(self, start: tuple[int, ...], shape: tuple[int, ...]) -> tuple:
+        """The slices of the block of `shape` (over the trailing dimensions) at `start`."""
+        if self.alloc.freed:
+            raise Undefined("access to a deallocated memref")
+        lead = len(start) - len(shape)
+        if lead < 0 or len(start) != self.data.ndim:
+            raise Undefined(f"a {list(shape)} block does not fit a rank-{self.data.ndim} memref")
+        extents = (1,) * lead + tuple(shape)
+        if any(not (0 <= i and i + n <= d) for i, n, d in zip(start, extents, self.data.shape)):
+            raise Undefined(f"block {list(shape)} at {list(start)} out of bounds of shape {list(self.data.shape)}")
+        return tuple(start[:lead]) + tuple(slice(i, i + n) for i, n in zip(start[lead:], shape))
+
+    def load_block(self, start: tuple[int, ...], shape: tuple[int, ...]) -> np.ndarray:
+        """A vector load: the `shape` block over the trailing dimensions at `start`."""
+        where = self._block(start, shape)
+        if not self._written[where].all():
+            raise Undefined(f"vector load of uninitialized elements at {list(start)}")
+        return np.array(self.data[where])
+
+    def store_block(self, start: tuple[int, ...], value: np.ndarray) -> None:
+        where = self._block(start, value.shape)
+        self.data[where] = value
+        self._written[where] = True
+
     def mark_written(self) -> None:
         """Every element of this view is now written (a whole-view copy)."""
         self._written[...] = True
