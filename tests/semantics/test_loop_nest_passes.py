@@ -38,6 +38,8 @@ PIPELINES = {
     "affine-graybox-eliminate": "func.func(affine-graybox-eliminate)",
     "affine-graybox-hoist": "func.func(affine-graybox-hoist)",
     "hoist,canonicalize": "func.func(affine-graybox-hoist,canonicalize)",
+    "affine-scalrep": "func.func(affine-scalrep)",
+    "scalrep,canonicalize": "func.func(affine-scalrep,canonicalize)",
     "inline": "inline",
     "inline,affine-graybox-eliminate": "inline,func.func(affine-graybox-eliminate)",
 }
