@@ -66,6 +66,10 @@ _MEMREF_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.ComplexType, T.Vec
 _VECTOR_ELEMENT = (T.IntegerType, T.IndexType, T.FloatType, T.DialectType)
 
 
+# What may follow a memref's layout: a memory space MLIR supports, or (2019) a further map.
+_MEMORY_SPACE_KINDS = (A.IntegerAttr, A.StringAttr, A.DictionaryAttr, A.DialectAttr, A.AffineMapAttr)
+
+
 def _without_default_space(space: A.Attribute | None) -> A.Attribute | None:
     """MLIR drops memory space 0, the default one: `memref<4xf32, 0>` is `memref<4xf32>`."""
     if isinstance(space, A.IntegerAttr) and space.value == 0:
@@ -253,8 +257,11 @@ class TypeParser(Lexer):
                 layout = attr
                 if isinstance(attr, A.AffineMapAttr) and attr.value.is_identity():
                     layout = None
-            else:
+            elif isinstance(attr, _MEMORY_SPACE_KINDS):
                 space = attr
+            else:  # MLIR's isSupportedMemorySpace: integers, strings, dictionaries, dialect attributes
+                raise self.error("expected affine map in memref type" if era else
+                                 "unsupported memory space Attribute", attr_pos)
         self.parse_punct(">")
         return T.MemRefType(tuple(shape), elt, layout, _without_default_space(space))
 
