@@ -418,3 +418,14 @@ def test_out_of_range_predicates_are_diagnosed_not_printed(op, predicate, operan
                          f': ({operand}, {operand}) -> i1\n  return %r : i1\n}}\n')
     assert rc != 0 and "attribute 'predicate' failed to satisfy constraint: allowed 64-bit signless integer cases" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("space, ok", [("3", True), ('"fast"', True), ("#foo.space<1>", True), ("i8", False),
+                                       ("[1, 2]", False)])
+def test_memref_memory_space_kinds(space, ok):
+    rc, _, err = run_opt(f"func.func @f(%a: memref<4xf32, {space}>) {{\n  return\n}}\n", "--allow-unregistered-dialect")
+    assert (rc == 0) == ok, err
+    if not ok:
+        assert "unsupported memory space Attribute" in err
+    rc, _, err = run_opt(f"func @f(%a: memref<4xf32, {space}>) {{\n  return\n}}\n", "--allow-unregistered-dialect")
+    assert (rc == 0) == ok and (ok or "expected affine map in memref type" in err), err
