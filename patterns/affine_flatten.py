@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from egraft.ir.core import affine as AF
 
@@ -32,8 +33,10 @@ class _NotPureAffine(Exception):
     pass
 
 
+@lru_cache(maxsize=4096)
 def simplify_expr(e: AF.AffineExpr) -> AF.AffineExpr:
-    """`e` in MLIR's simplified form (module docstring); `e` itself when it is not pure affine."""
+    """`e` in MLIR's simplified form (module docstring); `e` itself when it is not pure affine.
+    Cached: a program repeats few distinct expressions, each simplified once."""
     if isinstance(e, (AF.Dim, AF.Symbol, AF.Const)):
         return e
     locals_: list[AF.AffineExpr] = []
