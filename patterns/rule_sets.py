@@ -73,6 +73,7 @@ _BUILTIN = {
     "tf-fast-math": "egraft.patterns.tf_rules",
     "memref-affine-canonical": "egraft.patterns.memref_affine_rules",
     "memref-cast-folding": "egraft.patterns.memref_cast_rules",
+    "affine-scalrep": "egraft.patterns.affine_scalrep",
     "tf-batchnorm-folding": "egraft.patterns.grappler.batchnorm",
     "tf-constant-folding": "egraft.patterns.grappler.constant_folding",
     "tf-arithmetic": "egraft.patterns.grappler.arithmetic",

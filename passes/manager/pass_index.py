@@ -8,6 +8,7 @@ tests/cli/test_docs.py fails while this file is stale.
 PASS_MODULES: dict[str, str] = {
     "affine-graybox-eliminate": "egraft.passes.transforms.affine_graybox",
     "affine-graybox-hoist": "egraft.passes.transforms.affine_graybox",
+    "affine-scalrep": "egraft.passes.transforms.affine_scalrep",
     "apply-rules": "egraft.passes.transforms.apply_rules",
     "canonicalize": "egraft.passes.transforms.canonicalize",
     "cse": "egraft.passes.transforms.cse",

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads ever
     from egraft.rewrite.phases import PhasesReport
 
 #: The rule sets `canonicalize` runs unless told otherwise.
-DEFAULT_RULE_SETS = ["arith-canonical", "tf-canonical", "memref-affine-canonical"]
+DEFAULT_RULE_SETS = ["arith-canonical", "tf-canonical", "memref-affine-canonical", "memref-cast-folding"]
 
 
 @register_pass

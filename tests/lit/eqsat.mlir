@@ -14,7 +14,7 @@
 // which has no op record: the e-graph cannot hold it, so eqsat has no rule to run.
 // MULTI:         remark: eqsat: {{.*}} stop=no rules, iterations=0,
 
-// UNKNOWN:       error: unknown rule set 'nope' (known: arith-canonical, {{.*}}tf-multi{{.*}})
+// UNKNOWN:       error: unknown rule set 'nope' (known: {{.*}}arith-canonical, {{.*}}tf-multi{{.*}})
 // UNKNOWN-NOT:   module
 
 // NONE-LABEL:    func.func @arith
