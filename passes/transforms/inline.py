@@ -70,7 +70,7 @@ from egraft.ir.core import types as T
 from egraft.ir.core.operation import Block, Region, Value
 from egraft.ir.core.symbols import SymbolTable
 from egraft.ir.core.traits import Traits
-from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_symbol
+from egraft.ir.dialects.affine_dims import GRAYBOX, is_valid_symbol
 from egraft.ir.erasure import erase_all
 from egraft.rewrite.structural.graybox import Deferred, eliminate_graybox
 

@@ -291,3 +291,37 @@ def test_anchored_on_the_module() -> None:
     with pytest.raises(PassFailure, match="can't run 'func.func' pass manager on 'builtin.module' op"):
         from egraft.passes.manager.pipeline import parse_pipeline_option
         PassManager(parse_pipeline_option("func.func(inline)")).run(parse(REFUSED))
+
+
+ISLAND = """func.func private @twice(%x: tensor<f32>) -> tensor<f32> {
+  %y = "tf.AddV2"(%x, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+func.func private @pick(%x: tensor<f32>) -> tensor<f32> {
+  cf.br ^next
+^next:
+  return %x : tensor<f32>
+}
+func.func @main(%arg0: tensor<f32>) -> tensor<f32> {
+  %0 = tf_executor.graph {
+    %outputs, %control = tf_executor.island {
+      %1 = func.call @twice(%arg0) : (tensor<f32>) -> tensor<f32>
+      %2 = func.call @pick(%1) : (tensor<f32>) -> tensor<f32>
+      tf_executor.yield %2 : tensor<f32>
+    }
+    tf_executor.fetch %outputs : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+"""
+
+
+def test_outside_affine_code_one_block_is_spliced_and_a_cfg_refused() -> None:
+    """In a non-affine single-block region (a tf_executor island) a one-block callee is
+    spliced, as MLIR does; a multi-block one cannot go there (MLIR refuses too), and no
+    graybox is made outside affine code for a callee without affine ops."""
+    after = _run(ISLAND)
+    island = next(op for op in after.walk() if op.name == "tf_executor.island")
+    assert [op.name for op in island.regions[0].blocks[0]] == ["tf.AddV2", "func.call", "tf_executor.yield"]
+    assert set(_funcs(after)) == {"pick", "main"}
+    assert not any(op.name == "affine.graybox" for op in after.walk())
