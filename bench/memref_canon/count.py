@@ -41,9 +41,6 @@ REASONS = {
     "collapse_after_memref_cast": _RESHAPE, "collapse_after_memref_cast_type_change_dynamic": _RESHAPE,
     "collapse_expand_fold_to_cast": _RESHAPE,
     "atomicrmw_cast_fold": "memref.atomic_rmw is not in egraft's memref dialect (its fold is foldMemRefCast)",
-    "copy_of_cast": "FoldCopyOfCast (a cast only changing the layout, folded into memref.copy) not written yet: "
-                    "memref.copy has no results, which a rule can replace only once the engine takes result-less "
-                    "roots (issue #14 part 1)",
     "reinterpret_of_cast": "memref.reinterpret_cast's own fold (a cast operand replaced by its source) not written",
     "reinterpret_of_extract_strided_metadata_w_type_mistach":
         "memref.extract_strided_metadata is not in egraft's memref dialect",
