@@ -68,7 +68,7 @@ def canonicalize_affine_maps(root: Operation) -> int:
     for change in reversed(changes):
         change.make(replaced, unused)
     for op in reversed(unused):
-        _erase_dead(op)
+        _erase_dead(op, root)
     return len(changes)
 
 
@@ -326,13 +326,15 @@ def _plan_map_op(op: Operation) -> _Change | None:
     return _Change(op, {"map": A.AffineMapAttr(new_map)}, new_ops)
 
 
-def _erase_dead(op: Operation) -> None:
+def _erase_dead(op: Operation, root: Operation) -> None:
     """Erase `op` if it is Pure, holds no region and its results are unused, then its producers
-    likewise (constants folded into a map, applies composed into their users)."""
+    likewise (constants folded into a map, applies composed into their users); only inside `root`
+    (a pass anchored on a graybox leaves the values it reads from outside alone)."""
     stack = [op]
     while stack:
         x = stack.pop()
-        if x.parent is None or x.regions or not x.has_trait(Traits.Pure) or any(r.uses for r in x.results):
+        if x.parent is None or x.regions or not x.has_trait(Traits.Pure) or any(r.uses for r in x.results) \
+                or x is root or not root.is_ancestor(x):
             continue
         producers = [v.owner_op for v in x.operands]
         x.erase()
