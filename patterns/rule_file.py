@@ -24,7 +24,9 @@ One rule per line, Tensat's `name: lhs => rhs [if checks]` with MLIR's spellings
   integer literal compares by value), `constant(c)`, `same_type(a, b)`,
   `same_element_type(a, b)`, `float(x)`, `integer(x)`, `static_shape(x)`, `ranked(x)`,
   `rank(x, N)`, `type(x, T)`, `element_type(x, T)`, `broadcastable(a, b)`, `one_use(x)`.
-* A continuation line is indented; `//` starts a comment anywhere.
+* A continuation line is indented; `//` starts a comment anywhere.  Terms and checks nest
+  at most `MAX_NESTING` deep, as MLIR text does (ir/core/deep.py); callers parse on a deep
+  stack (`run_with_deep_stack`), as `egraft-opt` does.
 
 Rules go to the set named after the file (`my_rules.rules` -> `my_rules`) until a
 `[set-name]` line.  Every mistake is a `DiagnosticError` at its line and column, the rule
@@ -235,11 +237,16 @@ class _RuleParser:
         p = self.p
         at = self.here()
         if p.parse_optional_punct("["):
+            p.enter(at)
             group = [] if p.parse_optional_punct("]") else self.term_list("]", source)
+            p.depth -= 1
             return group
         op_name = self.match(_OP_NAME)
         if op_name is not None:
-            return self.op(op_name, at, source)
+            p.enter(at)  # nesting is bounded as in MLIR text (ir/core/deep.py)
+            made = self.op(op_name, at, source)
+            p.depth -= 1
+            return made
         name = self.match(_NAME)
         if name is None:
             raise p.error("expected an op (like arith.addf(x, y)) or a variable")
@@ -344,13 +351,21 @@ class _RuleParser:
 
     def check_atom(self) -> CheckLike:
         p = self.p
+        at = self.here()
         if self.keyword("not"):
-            return ~self.check_atom()
-        if p.parse_optional_punct("("):
+            p.enter(at)
+            inner = ~self.check_atom()
+        elif p.parse_optional_punct("("):
+            p.enter(at)
             inner = self.check()
             p.parse_punct(")", "to close the check")
-            return inner
-        at = self.here()
+        else:
+            return self.call_check(at)
+        p.depth -= 1
+        return inner
+
+    def call_check(self, at: int) -> CheckLike:
+        p = self.p
         name = self.expect(_NAME, "a check, like splat(c, 0) or same_type(x, y)")
         if name not in CHECKS:
             raise p.error(f"unknown check '{name}' (known: {', '.join(CHECKS)})", at)

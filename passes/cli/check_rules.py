@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
+from egraft.ir.core.deep import run_with_deep_stack
+
 DEFAULT_EXAMPLES = 100
 
 
@@ -32,7 +34,7 @@ def check_rule_sets(names: Sequence[str], stdout: TextIO, stderr: TextIO, exampl
         return 1
     counts = {status: 0 for status in ("sound", UNSOUND, NEVER_APPLIED, NOT_CHECKED)}
     for rule in rules:
-        verdict = check_rule(rule, examples)
+        verdict = run_with_deep_stack(check_rule, rule, examples)  # deep patterns make deep programs
         counts[verdict.status] += 1
         head = f"{rule.name} ({rule.origin}): "
         if verdict.status == "sound":

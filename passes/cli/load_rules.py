@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from egraft.ir import DiagnosticError
+from egraft.ir.core.deep import run_with_deep_stack
 
 
 def load_rule_files(paths: Sequence[str], stderr: TextIO) -> bool:
@@ -22,7 +23,7 @@ def load_rule_files(paths: Sequence[str], stderr: TextIO) -> bool:
 
     for path in paths:
         try:
-            loaded = load_rules(path)
+            loaded = run_with_deep_stack(load_rules, path)  # rules nest as deep as MLIR text may
         except DiagnosticError as e:
             stderr.write(e.render() + "\n")
             return False

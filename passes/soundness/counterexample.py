@@ -57,6 +57,7 @@ class Counterexample:
     inputs: tuple[str, ...]
     before: tuple[str, ...]
     after: tuple[str, ...]
+    values: tuple[Any, ...] = attrs.field(default=(), eq=False, repr=False)  # the inputs themselves
 
 
 @attrs.frozen
@@ -127,7 +128,7 @@ def _explain(before: Operation, after: Operation, inputs: list[Any], reason: str
     return Counterexample(
         reason, print_ir(func), print_ir(find_function(after)),
         tuple(f"%arg{i} = {value_text(v, t)}" for i, (v, t) in enumerate(zip(inputs, ftype.inputs))),
-        _results(before, inputs, ftype.results), _results(after, inputs, ftype.results))
+        _results(before, inputs, ftype.results), _results(after, inputs, ftype.results), tuple(inputs))
 
 
 def _results(module: Operation, inputs: list[Any], types: tuple[T.Type, ...]) -> tuple[str, ...]:
