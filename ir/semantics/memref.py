@@ -16,7 +16,11 @@ the same allocation, so a write through one is seen through the others:
   aligned pointer), sizes and strides given outright; reaching outside the allocation is
   undefined;
 * `view`: a contiguous row-major view of another element type at a byte shift of a 1-D `i8`
-  buffer (its bytes are reinterpreted; an element counts as written when all its bytes are).
+  buffer (its bytes are reinterpreted; an element counts as written when all its bytes are);
+* 2019's `std.view` (an offset in elements of the result type, else the layout's static one)
+  and `std.subview` (each of its lists empty, read from the result type's shape and static
+  strided layout, or one value per dimension): the same views, their layouts read from
+  `strided<...>` or from an affine map linear in its dimensions and without symbols.
 
 `memref.alloca` memory lives until its automatic allocation scope returns: here the body of
 an `affine.for` iteration (affine.py opens the scope; MLIR's `affine.for` carries
@@ -32,7 +36,9 @@ from typing import Iterator
 
 import numpy as np
 
+from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
+from egraft.ir.core.affine import AffineMap, Binary, Dim
 from egraft.ir.core.operation import Operation
 from egraft.ir.semantics.interpreter import Interpreter, evaluator
 from egraft.ir.semantics.values import Allocation, MemRef, Undefined, storage_dtype
@@ -195,3 +201,103 @@ def _view(interp: Interpreter, op: Operation, args: list) -> MemRef:
         strides.append(acc)
         acc *= d
     return MemRef.view_of(src, dtype, src.offset + shift, shape, tuple(reversed(strides)))
+
+
+# ------------------------------------------------------------------ 2019 view and subview
+
+
+def _has(e: object, kind: type) -> bool:
+    if isinstance(e, kind):
+        return True
+    return isinstance(e, Binary) and (_has(e.lhs, kind) or _has(e.rhs, kind))
+
+
+def _linear_in_dims(e: object) -> bool:
+    """No dimension under a division or a product with another dimension."""
+    if not isinstance(e, Binary):
+        return True
+    if e.kind in ("floordiv", "ceildiv", "mod"):
+        return not _has(e, Dim)
+    if e.kind == "mul" and _has(e.lhs, Dim) and _has(e.rhs, Dim):
+        return False
+    return _linear_in_dims(e.lhs) and _linear_in_dims(e.rhs)
+
+
+def static_layout(t: T.MemRefType) -> tuple[int | None, list[int | None]]:
+    """A memref type's offset and strides in elements (None where not static)."""
+    layout = t.layout
+    if layout is None:
+        strides: list[int | None] = []
+        acc: int | None = 1
+        for d in reversed(t.shape):
+            strides.append(acc)
+            acc = None if acc is None or d == T.DYNAMIC else acc * d
+        return 0, list(reversed(strides))
+    if isinstance(layout, A.AffineMapAttr):
+        amap: AffineMap = layout.value
+        if len(amap.results) != 1 or not _linear_in_dims(amap.results[0]):
+            return None, [None] * len(t.shape)
+        from egraft.ir.semantics.affine import eval_map  # affine.py imports this module
+
+        def at(dims: list[int], sym: int) -> int:
+            return eval_map(amap, dims + [sym] * amap.num_symbols)[0]
+        zero = [0] * amap.num_dims
+        units = [[int(i == k) for i in range(amap.num_dims)] for k in range(amap.num_dims)]
+        # a part that changes with the symbols is not static
+        offset = at(zero, 0) if at(zero, 0) == at(zero, 1) else None
+        return offset, [at(u, 0) - at(zero, 0) if at(u, 0) - at(zero, 0) == at(u, 1) - at(zero, 1) else None
+                        for u in units]
+    text = str(layout)
+    if text.startswith("strided<["):
+        inner, _, rest = text[len("strided<["):].partition("]")
+        strides = [None if x.strip() == "?" else int(x) for x in inner.split(",") if x.strip()]
+        off = rest.split("offset:")[1].strip(" >") if "offset:" in rest else "0"
+        return (None if off == "?" else int(off)), strides
+    return None, [None] * len(t.shape)
+
+
+def _static(values: list, what: str) -> list[int]:
+    if any(v is None for v in values):
+        raise Undefined(f"2019 view: the {what} are neither operands nor static in the result type")
+    return values
+
+
+@evaluator("std.view")
+def _std_view(interp: Interpreter, op: Operation, args: list) -> MemRef:
+    src: MemRef = args[0]
+    groups = op.opdef.operand_groups(op)  # type: ignore[union-attr]
+    offset_ops = [int(interp.value(v)) for v in groups["offset"]]
+    dynamic = iter(int(interp.value(v)) for v in groups["sizes"])
+    t = op.results[0].type
+    shape = tuple(next(dynamic) if d == T.DYNAMIC else d for d in t.shape)
+    layout_offset, layout_strides = static_layout(t)
+    row_major, acc = [], 1
+    for d in reversed(shape):
+        row_major.append(acc)
+        acc *= d
+    strides = [s if s is not None else r for s, r in zip(layout_strides, reversed(row_major))]
+    offset = offset_ops[0] if offset_ops else _static([layout_offset], "offset")[0]
+    dtype = storage_dtype(t.element_type)
+    item = dtype.itemsize
+    return MemRef.view_of(src, dtype, src.offset + offset * item, shape, tuple(s * item for s in strides))
+
+
+@evaluator("std.subview")
+def _std_subview(interp: Interpreter, op: Operation, args: list) -> MemRef:
+    src: MemRef = args[0]
+    groups = op.opdef.operand_groups(op)  # type: ignore[union-attr]
+    offsets, sizes, steps = ([int(interp.value(v)) for v in groups[n]] for n in ("offsets", "sizes", "strides"))
+    t = op.results[0].type
+    item = src.data.dtype.itemsize
+    src_strides = [s // item for s in src.strides]
+    layout_offset, layout_strides = static_layout(t)
+    shape = tuple(sizes) if sizes else tuple(_static([None if d == T.DYNAMIC else d for d in t.shape], "sizes"))
+    if offsets:
+        for d, (o, n, extent) in enumerate(zip(offsets, shape, src.data.shape)):
+            if n > 0 and not 0 <= o < extent:
+                raise Undefined(f"subview offset {o} outside dimension {d} of size {extent}")
+        offset = src.offset // item + sum(o * st for o, st in zip(offsets, src_strides))
+    else:
+        offset = _static([layout_offset], "offset")[0]
+    strides = [k * st for k, st in zip(steps, src_strides)] if steps else _static(layout_strides, "strides")
+    return MemRef.view_of(src, src.data.dtype, offset * item, shape, tuple(s * item for s in strides))

@@ -159,3 +159,26 @@ def test_subview_matches_numpy_slicing(case, value: int) -> None:
     expected = base.copy()
     expected[o0::s0, o1::s1][at] = value
     assert (m.data == expected).all()
+
+
+def test_2019_view_and_subview_alias_the_byte_buffer() -> None:
+    """2019's `view` (offset in elements of the result) and `subview` (one value per dimension),
+    their layouts affine maps with symbols, and a static `offset: 0, strides: [4, 1]` view of
+    the same bytes: a store through the first is read through the other two."""
+    text = """func @f(%buf: memref<64xi8>, %v: f32) -> (f32, f32) {
+      %c0 = constant 0 : index
+      %c1 = constant 1 : index
+      %c2 = constant 2 : index
+      %c3 = constant 3 : index
+      %1 = view %buf[%c1][%c3] : memref<64xi8> to memref<?x4xf32, (d0, d1)[s0] -> (d0 * 4 + d1 + s0)>
+      store %v, %1[%c1, %c2] : memref<?x4xf32, (d0, d1)[s0] -> (d0 * 4 + d1 + s0)>
+      %2 = subview %1[%c1, %c0][%c2, %c2][%c1, %c2] : memref<?x4xf32, (d0, d1)[s0] -> (d0 * 4 + d1 + s0)>
+          to memref<?x?xf32, (d0, d1)[s0, s1, s2] -> (d0 * s1 + d1 * s2 + s0)>
+      %x = load %2[%c0, %c1] : memref<?x?xf32, (d0, d1)[s0, s1, s2] -> (d0 * s1 + d1 * s2 + s0)>
+      %3 = view %buf[][] : memref<64xi8> to memref<4x4xf32, offset: 0, strides: [4, 1]>
+      %y = load %3[%c1, %c3] : memref<4x4xf32, offset: 0, strides: [4, 1]>
+      return %x, %y : f32, f32
+    }"""
+    (x, y), (buf,) = _run(text, [MemRef(np.zeros(64, np.int8)), np.float32(2.5)])
+    assert float(x) == float(y) == 2.5  # element 1 + 1 * 4 + 2 = 7 of the f32 view, bytes 28..31
+    assert buf.data[28:32].tobytes() == np.float32(2.5).tobytes()
