@@ -11,7 +11,9 @@ Three kinds of file, told apart by the extension:
 * anything else: a rule file (`rule_file.py`): sets named after the file or its `[set]`
   lines.
 
-Mistakes are located as in every other input.  A rule file or `.td` file raises
+A file loaded once is not loaded again in the same process (same path and content: a
+no-op, as a second import is); any other file that registers a set name already taken (a
+built-in set's, another file's) is an error.  Mistakes are located as in every other input.  A rule file or `.td` file raises
 `DiagnosticError`.  A Python module that raises gives `RuleLoadError`, whose text is
 `file:line:col: error: <exception>` at the deepest frame of the user's code, then the
 traceback clipped to the user's frames (those in the module's folder: egraft's own frames,
@@ -21,6 +23,7 @@ importlib's and libraries' say nothing about the user's mistake); a `RuleError` 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
 import os
@@ -41,6 +44,9 @@ from .rule_sets import register_rule_set, rule_sets
 _EGRAFT_ROOTS = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), name)
                       for name in ("ir", "patterns", "rewrite", "passes"))
 _MODULE_NAMES = itertools.count()
+#: Files loaded in this process, by (absolute path, content): loading one again is a no-op,
+#: as importing a module twice is (egraft-opt's `main` may run many times in one process).
+_LOADED: dict[tuple[str, bytes], "LoadedRules"] = {}
 
 
 class RuleLoadError(Exception):
@@ -65,6 +71,13 @@ def load_rules(path: str | os.PathLike[str]) -> LoadedRules:
     except OSError as e:
         raise DiagnosticError(Diagnostic("error", f"cannot open rule file: {e.strerror}",
                                          FileLineColLoc(path, 1, 1))) from None
+    key = (os.path.abspath(path), hashlib.sha256(data).digest())
+    if key not in _LOADED:
+        _LOADED[key] = _load(path, data)
+    return _LOADED[key]
+
+
+def _load(path: str, data: bytes) -> LoadedRules:
     suffix = Path(path).suffix
     if suffix == ".py":
         return _load_python(path)
