@@ -27,7 +27,7 @@ from egraft.ir.syntax.printer import print_ir
 from egraft.ir.verifier import verify
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
-from tests.strategies.loop_nests import STATEMENTS, LoopNestBuilder, SeededChoices, loop_nest_programs
+from tests.strategies.loop_nests import STATEMENTS, LoopNestBuilder, SeededChoices, loop_nest_programs, spell_2019
 
 PIPELINES = {
     "canonicalize": "func.func(canonicalize)",
@@ -114,6 +114,20 @@ def test_generated_functions_verify_and_are_defined(program, data: st.DataObject
     verify(module)
     inputs = data.draw(values_for_types(argument_types(module, "f"), special_floats=True))
     assert check_agreement(module, module, inputs, exact=True, tol=None, name="f")
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=(HealthCheck.too_slow, HealthCheck.data_too_large))
+@given(loop_nest_programs(era2019=True), st.data())
+def test_the_2019_spelling_reads_as_the_same_program(program, data: st.DataObject) -> None:
+    """The same loop nests spelled as late-2019 MLIR (`func`, `constant`, bare maps and sets,
+    `load`/`store`, `memref_cast`, `dim %m, 0`, `call`): the era reader gives a function that
+    verifies and computes what today's spelling computes."""
+    today = parse(program.text)
+    old = parse(spell_2019(program.text))
+    verify(old)
+    inputs = data.draw(values_for_types(argument_types(today, "f"), special_floats=True))
+    assert check_agreement(today, old, inputs, exact=True, tol=None, name="f")
 
 
 # --------------------------------------------------------------------------- cases the generator found

@@ -244,8 +244,9 @@ class LoopNestBuilder:
     the product of trip counts of a nest, `budget` the number of ops."""
 
     def __init__(self, c: Choices, budget: int, max_depth: int = 5, max_trips: int = 64,
-                 graybox_percent: int = 12, min_depth: int = 0) -> None:
+                 graybox_percent: int = 12, min_depth: int = 0, era2019: bool = False) -> None:
         self.c = c
+        self.era2019 = era2019  # only what late-2019 MLIR could say: no iter_args, if results, views
         self.min_depth = min_depth
         self.budget = budget
         self.max_depth = max_depth
@@ -317,6 +318,8 @@ class LoopNestBuilder:
             kind = "load"
         if kind == "graybox" and not self.c.chance(self.graybox_percent * 4):
             kind = "store"
+        if self.era2019 and kind in ("reduce", "view"):
+            kind = "load"
         getattr(self, f"_{kind}")(frame)
 
     # ------------------------------------------------------------ subscripts
@@ -612,7 +615,7 @@ class LoopNestBuilder:
             e = make_expr([(c.pick((1, -1, 2)), c.pick(pool)) for _ in range(c.integer(1, 2))], c.integer(-3, 3))
             constraints.append(f"{render(e, binder.ref)} {c.pick(('>= 0', '>= 0', '== 0'))}")
         cond = f"affine_set<{binder.header()} : ({', '.join(constraints)})>{binder.operands()}"
-        with_result = c.chance(30)
+        with_result = c.chance(30) and not self.era2019
         res = self.fresh("f") if with_result else None
         self.emit(f"{res + ' = ' if res else ''}affine.if {cond}{' -> i32' if res else ''} {{")
         for branch in (0, 1):
@@ -654,20 +657,48 @@ class LoopNestBuilder:
             frame.values["i32"].append(res)
 
 
+# --------------------------------------------------------------------------- the 2019 spelling
+
+_SPELLING_2019 = (
+    (r"func\.func (private )?@", "func @"),
+    (r"\barith\.constant ", "constant "),
+    (r"\barith\.xori ", "xor "),
+    (r"\barith\.(addi|muli|subi|addf|mulf|subf) ", r"\1 "),
+    (r"affine_map<((?:->|[^<>])*)>", r"\1"),
+    (r"affine_set<((?:>=|[^<>])*)>", r"\1"),
+    (r"\bmemref\.dim (%\w+), %c(\d)", r"dim \1, \2"),
+    (r"\bmemref\.cast ", "memref_cast "),
+    (r"\bmemref\.(load|store|alloc|alloca|dealloc)\b", r"\1"),
+    (r"\bfunc\.call ", "call "),
+)
+
+
+def spell_2019(text: str) -> str:
+    """The late-2019 spelling of a program built with `era2019=True`: `func`, `constant`,
+    `addi`/`xor`, bare affine maps and sets, `load`/`store`/`alloc`/`dealloc`, `memref_cast`,
+    `dim %m, 0`, `call` (grayboxes keep the form the RFC settled on)."""
+    import re
+
+    for pattern, replacement in _SPELLING_2019:
+        text = re.sub(pattern, replacement, text)
+    return text
+
+
 # --------------------------------------------------------------------------- entry points
 
 
 @st.composite
-def loop_nest_programs(draw: Callable, max_ops: int = 40, max_depth: int = 5) -> Program:
+def loop_nest_programs(draw: Callable, max_ops: int = 40, max_depth: int = 5, era2019: bool = False) -> Program:
     """A function `@f` of random loop nests (see the module docstring); it returns an i32 and
-    takes 1-3 static memrefs (`%A0`..; `%A2` is f32), two index symbols and two scalars."""
+    takes 1-3 static memrefs (`%A0`..; `%A2` is f32), two index symbols and two scalars.
+    `era2019` keeps to what late-2019 MLIR could say (spell it with `spell_2019`)."""
     budget = draw(st.integers(3, max_ops))
     depth = draw(st.integers(1, max_depth))
-    b = LoopNestBuilder(DrawnChoices(draw), budget, depth)
+    b = LoopNestBuilder(DrawnChoices(draw), budget, depth, era2019=era2019)
     callee = ""
     if draw(st.booleans()):  # a private callee `@g` taking `@f`'s first memref's type
         shape = tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
-        g = LoopNestBuilder(DrawnChoices(draw), draw(st.integers(1, max_ops // 2)), min(depth, 3))
+        g = LoopNestBuilder(DrawnChoices(draw), draw(st.integers(1, max_ops // 2)), min(depth, 3), era2019=era2019)
         callee = g.function("g", [shape], private=True) + "\n"
         b.callee = ("g", base_buffer("", shape, "i32").type)
         text = b.function(arg_shapes=[shape] + [tuple(draw(st.integers(1, 6)) for _ in range(draw(st.integers(1, 3))))
