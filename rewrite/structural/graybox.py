@@ -37,8 +37,8 @@ from typing import Sequence
 from egraft.ir import Operation
 from egraft.ir.core import affine as AF
 from egraft.ir.core import attributes as A
-from egraft.ir.core import types as T
 from egraft.ir.core.operation import Block, Region, Value
+from egraft.ir.core.traits import Traits
 from egraft.ir.erasure import erase_all
 from egraft.ir.dialects.affine_dims import GRAYBOX, get_affine_scope, is_valid_dim, is_valid_symbol
 from egraft.patterns.memref_affine_rules import substitute
@@ -201,15 +201,17 @@ def map_groups(op: Operation) -> list[tuple[str, int, int]]:
 Demotion = tuple[Operation, str, int, tuple[int, ...]]
 
 
-def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation] = ()) -> list[Demotion] | None:
-    """E2 on every op of `trees` and everything nested in them, and on the ops of `alone`
-    themselves (users of a replaced value: what they hold did not move): None if some dimension operand is
+def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation] = (),
+                          scope: Region | None = None) -> list[Demotion] | None:
+    """E2 on every op of `trees` (whose scope is `scope`, when the caller knows it) and everything
+    nested in them, and on the ops of `alone` themselves (users of a replaced value: what they
+    hold did not move): None if some dimension operand is
     not a valid dimension (or a symbol operand neither symbol nor dimension) in its scope; else
     the symbol operands to demote. `affine.apply` binds no checked operands (MLIR verifies none:
     its users' checks see through it), but its symbols are demoted like the others'."""
     demotions: list[Demotion] = []
     seen: set[Operation] = set()  # a tree may hold another (checked first for an early failure)
-    for op, scope in chain(_walk_with_scopes(trees), ((op, get_affine_scope(op)) for op in alone)):
+    for op, op_scope in chain(_walk_with_scopes(trees, scope), ((op, get_affine_scope(op)) for op in alone)):
         if op in seen:
             continue
         seen.add(op)
@@ -219,13 +221,13 @@ def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation]
             num_dims = op.attr(attr).value.num_dims
             operands = op.operands[start:start + count]
             strict = op.name != "affine.apply"
-            if strict and not all(is_valid_dim(v, scope) for v in operands[:num_dims]):
+            if strict and not all(is_valid_dim(v, op_scope) for v in operands[:num_dims]):
                 return None
             demote = []
             for j, v in enumerate(operands[num_dims:]):
-                if is_valid_symbol(v, scope):
+                if is_valid_symbol(v, op_scope):
                     continue
-                if is_valid_dim(v, scope):
+                if is_valid_dim(v, op_scope):
                     demote.append(j)
                 elif strict:
                     return None
@@ -234,19 +236,30 @@ def check_affine_operands(trees: Iterable[Operation], alone: Iterable[Operation]
     return demotions
 
 
-def _walk_with_scopes(ops: Iterable[Operation]) -> Iterator[tuple[Operation, Region | None]]:
-    """Every op in `ops` and nested in them, with its affine scope (found once per root and
-    per nested graybox, not climbed for each op)."""
-    stack: list[tuple[Operation, Region | None]] = [(op, get_affine_scope(op)) for op in ops]
+def _walk_with_scopes(ops: Iterable[Operation], scope: Region | None = None) -> Iterator[tuple[Operation, Region | None]]:
+    """Every op in `ops` and nested in them, with its affine scope: `scope` for the roots when
+    the caller knows it, else found once per parent region of the roots (not climbed per op:
+    that is quadratic in nesting depth)."""
+    found: dict[Region | None, Region | None] = {}
+
+    def scope_of(op: Operation) -> Region | None:
+        if scope is not None:
+            return scope
+        region = op.parent_region
+        if region not in found:
+            found[region] = get_affine_scope(op)
+        return found[region]
+
+    stack: list[tuple[Operation, Region | None]] = [(op, scope_of(op)) for op in ops]
     stack.reverse()
     while stack:
-        op, scope = stack.pop()
-        yield op, scope
+        op, op_scope = stack.pop()
+        yield op, op_scope
         if not op.regions:
             continue
         children = []
         for region in op.regions:
-            inner = region if op.name == GRAYBOX else scope
+            inner = region if op.name == GRAYBOX else op_scope
             children.extend((child, inner) for block in region.blocks for child in block)
         stack.extend(reversed(children))
 
@@ -319,21 +332,75 @@ def result_users(values: Iterable[Value]) -> list[Operation]:
     return found
 
 
-def eliminate_graybox(graybox: Operation, deferred: Deferred | None = None) -> bool:
+class Scopes:
+    """The affine scope of each graybox a pass visits, found in one walk of its root and kept
+    current as grayboxes go (their contents then belong to the enclosing scope) and come
+    (a hoist's wrapper), so no graybox climbs its ancestors: a 2000-deep nest stays linear."""
+
+    def __init__(self, root: Operation) -> None:
+        self._outer: dict[Operation, Operation | None] = {}  # graybox -> closest graybox around it
+        self._top: dict[Operation, Region | None] = {}       # outermost grayboxes -> their scope
+        outside = None if root.has_trait(Traits.AffineScope) else get_affine_scope(root)
+        stack: list[tuple[Operation, Operation | None, Region | None]] = [
+            (child, None, region if outside is None else outside)
+            for region in reversed(root.regions) for block in reversed(region.blocks) for child in reversed(block)]
+        while stack:  # pre-order: outer grayboxes before inner ones, siblings in program order
+            op, around, scope = stack.pop()
+            if op.name == GRAYBOX:
+                self._outer[op] = around
+                if around is None:
+                    self._top[op] = scope
+                around = op
+            for region in reversed(op.regions):
+                inner = region if op.has_trait(Traits.AffineScope) else scope
+                stack.extend((child, around, inner) for block in reversed(region.blocks) for child in reversed(block))
+
+    def grayboxes(self) -> list[Operation]:
+        return list(self._outer)
+
+    def scope(self, graybox: Operation) -> Region | None:
+        """The region of the closest AffineScope op around `graybox` now."""
+        around, top = self._resolve(graybox)
+        return around.regions[0] if around is not None else top
+
+    def _resolve(self, graybox: Operation) -> tuple[Operation | None, Region | None]:
+        """The closest graybox still around `graybox` (erased ones skipped: their contents moved
+        out; the answer is remembered), or None and the scope of the outermost one."""
+        inner, around = graybox, self._outer[graybox]
+        while around is not None and around.parent is None:
+            inner, around = around, self._outer[around]
+        self._outer[graybox] = around
+        if around is None:
+            self._top[graybox] = self._top[inner]
+        return around, self._top.get(graybox)
+
+    def wrapped(self, wrapper: Operation, inner: Operation, inside: Iterable[Operation]) -> None:
+        """`wrapper` was put around the loop holding `inner` (in `inner`'s scope); the
+        grayboxes of `inside` (the wrapper's scope) now sit in it."""
+        around, top = self._resolve(inner)
+        self._outer[wrapper] = around
+        if around is None:
+            self._top[wrapper] = top
+        for graybox in inside:
+            self._outer[graybox] = wrapper
+
+
+def eliminate_graybox(graybox: Operation, deferred: Deferred | None = None, scope: Region | None = None) -> bool:
     """Eliminate `graybox` if E1 and E2 hold (module doc): splice its block into the parent
     block, demote symbols that became dimensions, erase it. Returns whether it did.
 
     This is what the inliner calls on the grayboxes it wraps callees in. A pass eliminating many
-    passes a `Deferred` and flushes it at its end."""
+    passes a `Deferred` and flushes it at its end, and the graybox's scope if it knows it
+    (`Scopes`; else it is found by climbing the graybox's ancestors)."""
     own = deferred is None
     deferred = Deferred() if deferred is None else deferred
-    done = _eliminate(graybox, deferred)
+    done = _eliminate(graybox, deferred, scope if scope is not None else get_affine_scope(graybox))
     if own:
         deferred.flush()
     return done
 
 
-def _eliminate(graybox: Operation, deferred: Deferred) -> bool:
+def _eliminate(graybox: Operation, deferred: Deferred, scope: Region | None) -> bool:
     region = graybox.regions[0]
     if not region.blocks:
         if graybox.results:
@@ -345,7 +412,7 @@ def _eliminate(graybox: Operation, deferred: Deferred) -> bool:
     journal = Journal()
     outside = result_users(graybox.results)
     moved = splice(graybox, journal)
-    demotions = check_affine_operands(moved, outside)
+    demotions = check_affine_operands(moved, outside, scope)
     if demotions is None:
         journal.rollback()
         return False
@@ -359,7 +426,7 @@ def eliminate_grayboxes(root: Operation) -> int:
     (an outer graybox gone, the inner ones are judged in the scope they then sit in). One walk;
     each elimination checks only its own body. Returns how many went."""
     deferred = Deferred()
-    done = sum(_eliminate(graybox, deferred)
-               for graybox in [op for op in root.walk() if op.name == GRAYBOX and op is not root])
+    scopes = Scopes(root)
+    done = sum(_eliminate(graybox, deferred, scopes.scope(graybox)) for graybox in scopes.grayboxes())
     deferred.flush()
     return done

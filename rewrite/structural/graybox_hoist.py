@@ -30,8 +30,8 @@ from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import GRAYBOX, walk_affine
 from egraft.patterns.memref_affine_rules import evaluate
 
-from egraft.rewrite.structural.graybox import (RETURN, Deferred, Journal, apply_demotions, check_affine_operands,
-                                               eliminate_graybox, single_block_body, splice)
+from egraft.rewrite.structural.graybox import (RETURN, Deferred, Journal, Scopes, apply_demotions,
+                                               check_affine_operands, eliminate_graybox, single_block_body, splice)
 
 #: The affine ops a graybox is hoisted out of.
 HOISTABLE_PARENTS = ("affine.for", "affine.if", "affine.parallel")
@@ -55,25 +55,23 @@ def trip_count(op: Operation) -> int | None:
     return max(0, -(-(min(highs) - max(lows)) // step))  # type: ignore[type-var, operator]
 
 
-def hoist_chain(graybox: Operation) -> list[Operation]:
-    """The affine loops and ifs G could leave, innermost first: its parent op, that op's parent,
-    ..., up to the scope op, stopping before any other op and before a loop that never runs."""
-    chain = []
-    parent = graybox.parent_op
-    while parent is not None and parent.name in HOISTABLE_PARENTS and trip_count(parent) != 0:
-        chain.append(parent)
-        parent = parent.parent_op
-    return chain
+def _leavable(op: Operation | None) -> bool:
+    """An affine loop or if a graybox may be hoisted out of (never a loop that does not run)."""
+    return op is not None and op.name in HOISTABLE_PARENTS and trip_count(op) != 0
 
 
-def wrap(loop: Operation, journal: Journal, deferred: Deferred | None) -> Operation:
+def wrap(loop: Operation, journal: Journal, deferred: Deferred | None, probe: Operation | None = None) -> Operation:
     """Put `loop` alone in a new graybox capturing the memrefs it uses from outside (edits
     journaled); the new graybox's results replace the loop's. Without `deferred` the captured
-    memrefs' use lists are not updated (`Journal.redirect_within`: a tentative wrap)."""
-    ordered = list(walk_affine(loop))
+    memrefs' use lists are not updated (`Journal.redirect_within`: a tentative wrap).
+
+    With `probe` (a graybox in `loop`) only the memrefs that graybox takes are captured and
+    redirected: enough to judge the graybox's own ops in the new scope (they read no other memref
+    from outside, by the capture rule), without walking all of `loop`."""
+    ordered = [probe] if probe is not None else list(walk_affine(loop))
     inside = set(ordered)
     captured = list(dict.fromkeys(v for op in ordered for v in op.operands
-                                  if isinstance(v.type, T.MemRefType) and not _defined_in(v, inside)))
+                                  if isinstance(v.type, T.MemRefType) and not _defined_in(v, loop, inside)))
     block = Block([v.type for v in captured])
     graybox = Operation.create(GRAYBOX, captured, [r.type for r in loop.results],
                                regions=[Region(blocks=[block])], loc=loop.loc)
@@ -87,45 +85,66 @@ def wrap(loop: Operation, journal: Journal, deferred: Deferred | None) -> Operat
     return graybox
 
 
-def _defined_in(value: Value, ops: set[Operation]) -> bool:
-    if isinstance(value, BlockArgument):
-        return value.owner.parent_op in ops
-    return value.owner_op in ops
+def _defined_in(value: Value, loop: Operation, walked: set[Operation]) -> bool:
+    """`value` is defined inside `loop`: by one of the ops `walk_affine(loop)` gives when
+    `walked` holds them all, else found by climbing from its definition."""
+    definer = value.owner.parent_op if isinstance(value, BlockArgument) else value.owner_op
+    if loop in walked:
+        return definer in walked
+    return definer is not None and loop.is_ancestor(definer)
 
 
 def hoist_graybox(graybox: Operation, deferred: Deferred | None = None) -> Operation | None:
     """Hoist `graybox` out of as many enclosing affine loops and ifs as is legal, if profitable
     (module doc). Returns the graybox now holding its body, or None if it stayed. `deferred` as
-    for `eliminate_graybox`."""
-    chain = hoist_chain(graybox)
-    if not chain or single_block_body(graybox) is None:
+    for `eliminate_graybox`.
+
+    The levels are tried outward one at a time and the first illegal one stops the search (the
+    parents are not listed first: in a deep nest that would climb to the top for every graybox)."""
+    if single_block_body(graybox) is None:
         return None
-    legal = 0
-    for level in range(1, len(chain) + 1):
-        if _hoist_to(graybox, chain[level - 1], None) is None:
-            break
-        legal = level
-    if not any(trip_count(op) != 1 for op in chain[:legal]):
+    outermost, gains = None, False
+    parent = graybox.parent_op
+    while _leavable(parent) and _probe(graybox, parent):  # type: ignore[arg-type]
+        outermost, gains = parent, gains or trip_count(parent) != 1  # type: ignore[arg-type]
+        parent = parent.parent_op  # type: ignore[union-attr]
+    if outermost is None or not gains:
         return None
     own = deferred is None
     deferred = Deferred() if deferred is None else deferred
-    wrapper = _hoist_to(graybox, chain[legal - 1], deferred)
+    wrapper = _hoist_to(graybox, outermost, deferred)
     if own:
         deferred.flush()
     return wrapper
 
 
-def _hoist_to(graybox: Operation, outer: Operation, deferred: Deferred | None) -> Operation | None:
-    """Wrap `outer` and eliminate `graybox` inside it. Tentatively (undone) without `deferred`,
-    kept with it if legal. Returns the wrapper if the hoist is legal."""
+def _probe(graybox: Operation, outer: Operation) -> bool:
+    """Whether `graybox` may be hoisted out of `outer`: E2 of its own ops in a wrapper around
+    `outer`, tried and undone. Wrapping changes nothing else's legality (a value dominating the
+    wrapper is a symbol in it, a captured memref's `dim` is a symbol there), so `_hoist_to`
+    re-checking all of `outer` when it commits is a safeguard, not part of the decision."""
+    journal = Journal()
+    wrapper = wrap(outer, journal, None, probe=graybox)
+    legal = check_affine_operands(splice(graybox, journal), scope=wrapper.regions[0]) is not None
+    journal.rollback()
+    return legal
+
+
+def _hoist_to(graybox: Operation, outer: Operation, deferred: Deferred) -> Operation | None:
+    """Wrap `outer` and eliminate `graybox` inside it, if legal. Returns the wrapper, or None
+    with the IR unchanged."""
+    journal = Journal()
+    wrapper = wrap(outer, journal, None)
+    moved = splice(graybox, journal)
+    demotions = check_affine_operands([*moved, outer], scope=wrapper.regions[0])
+    journal.rollback()
+    if demotions is None:
+        return None
+    # The same edits again, now with the use lists kept (a deferred wrap cannot be undone); the
+    # demotions name ops and operand positions, which the redo reproduces.
     journal = Journal()
     wrapper = wrap(outer, journal, deferred)
-    moved = splice(graybox, journal)
-    # The graybox's own ops first: where a hoist fails, they fail, without walking all of `outer`.
-    demotions = check_affine_operands([*moved, outer])
-    if demotions is None or deferred is None:
-        journal.rollback()
-        return None if demotions is None else wrapper
+    splice(graybox, journal)
     apply_demotions(demotions)
     deferred.erase(graybox)
     return wrapper
@@ -141,7 +160,8 @@ def hoist_grayboxes(root: Operation) -> int:
     hoisted (and eliminated when that brings it to the top of its scope). A hoist puts the loop
     into a new scope where the grayboxes beside the hoisted one may become eliminable: those
     already tried are tried again. Returns the eliminations and hoists made."""
-    worklist = [op for op in root.walk() if op.name == GRAYBOX and op is not root][::-1]
+    scopes = Scopes(root)
+    worklist = scopes.grayboxes()[::-1]
     tried: set[Operation] = set()
     deferred = Deferred()
     done = 0
@@ -150,16 +170,19 @@ def hoist_grayboxes(root: Operation) -> int:
         if graybox.parent is None:
             continue
         tried.add(graybox)
-        if eliminate_graybox(graybox, deferred):
+        if eliminate_graybox(graybox, deferred, scopes.scope(graybox)):
             done += 1
             continue
+        outer_scope = scopes.scope(graybox)
         wrapper = hoist_graybox(graybox, deferred)
         if wrapper is None:
             continue
         done += 1
-        if _at_scope_top(wrapper) and eliminate_graybox(wrapper, deferred):
+        inside = [op for op in walk_affine(wrapper) if op.name == GRAYBOX and op is not wrapper]
+        scopes.wrapped(wrapper, graybox, inside)
+        if _at_scope_top(wrapper) and eliminate_graybox(wrapper, deferred, outer_scope):
             done += 1
             continue
-        worklist.extend(op for op in walk_affine(wrapper) if op in tried and op is not wrapper)
+        worklist.extend(op for op in inside if op in tried)
     deferred.flush()
     return done

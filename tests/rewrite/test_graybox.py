@@ -243,7 +243,7 @@ func.func @f(%A: memref<100xf32>, %B: memref<100xi32>) {
   return
 }"""
     module = parse(text)
-    monkeypatch.setattr(GB, "check_affine_operands", lambda trees, alone=(): [])
+    monkeypatch.setattr(GB, "check_affine_operands", lambda *args, **kwargs: [])
     assert eliminate_grayboxes(module) == 1
     with pytest.raises(Exception, match="dimension or symbol"):
         verify(module)
