@@ -14,8 +14,8 @@ One rule per line, Tensat's `name: lhs => rhs [if checks]` with MLIR's spellings
   parentheses (no operands: parentheses optional); a name without a dot is a variable
   (the same name twice is the same value), `_` matches anything.  Attributes follow in
   MLIR's `{name = value, ...}`: an MLIR attribute (`#arith.fastmath<fast>`, `1.0 : f32`,
-  `true`), a variable (a bare name: binds the attribute in a pattern, copies it in a
-  result) or, in a result, `zero_of(x)`, `one_of(x)`, `splat_of(x, 2.0)` (a constant of
+  `true`, `f32`), a variable (a bare name other than `true`, `false`, `unit` and builtin
+  type names: binds the attribute in a pattern, copies it in a result) or, in a result, `zero_of(x)`, `one_of(x)`, `splat_of(x, 2.0)` (a constant of
   x's type).  A pattern op may be named with `as r` (then `r` is its result); a result op
   may give its result type after a colon (`: f32`, or `: type(x)`).
 * `=>` rewrites left to right; `<=>` declares the rule and its reverse (`name-reverse`).
@@ -57,7 +57,7 @@ _OP_NAME = re.compile(r"[A-Za-z_][\w$]*\.[\w$.]+")
 _NUMBER = re.compile(r"[-+]?(?:nan|inf|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
 _SECTION = re.compile(r"\[\s*([A-Za-z_][\w.\-]*)\s*\]\s*(?://.*)?$")
 #: Bare words that are MLIR attributes in an attribute position, not variables.
-_ATTRIBUTE_WORDS = re.compile(r"(?:true|false|unit|index|[su]?i\d+|f\d+|bf16|tf32)$")
+_ATTRIBUTE_WORDS = re.compile(r"(?:true|false|unit|index|none|[su]?i\d+|f(?:16|32|64|80|128)|f8\w*|bf16|tf32)$")
 
 
 def _splat(var: str, value: tuple[str, float | int]) -> CheckLike:

@@ -149,3 +149,15 @@ def test_damaged_files_give_a_located_error_or_parse(at: int, insert: str, cut: 
 def test_rules_read_from_text_are_sound(name: str) -> None:
     rules = {r.name: r for rs in parse(EXAMPLE).values() for r in rs}
     assert_rule_sound(rules[name], examples=40)
+
+
+def test_bare_names_in_attributes_are_variables_unless_mlir_words() -> None:
+    from egraft.ir.core import attributes as A
+    from egraft.ir.core import types as T
+
+    rules = parse("a: arith.addf(x, y) {fastmath = f1} => arith.addf(y, x) {fastmath = f1}\n"
+                  "b: tf.Cast(x) {Truncate = false} => x\n"
+                  "c: tf.Cast(x) {DstT = f32} => x\n")["my_rules"]
+    assert rules[0].roots[0].attr("fastmath") == Var("f1")
+    assert rules[1].roots[0].attr("Truncate") == A.BoolAttr(False)
+    assert rules[2].roots[0].attr("DstT") == A.TypeAttr(T.f32)
