@@ -176,6 +176,8 @@ class TfGrappler(Pass):
     timeout: float = option(DEFAULT_TIMEOUT, "Egraph: wall seconds per family's round trip (0: no limit)", min=0)
     fold_element_limit: int = fold_element_limit_option(GRAPPLER_FOLD_ELEMENTS)
     report: bool = option(False, "Emit one line per family and round, in Grappler's form")
+    rules: list[str] = option([], "More rule sets (built-in, or loaded with --load-rules) run after the families "
+                              "as one more, 'user rules', on the e-graph unless driver= says otherwise")
     coarsen: bool = option(True, "Merge islands first (tf-executor-island-coarsening), so rules see across nodes")
 
     def use_signature(self, signature: EntrySignature) -> None:
@@ -185,6 +187,12 @@ class TfGrappler(Pass):
         self.control_outputs = list(signature.control_outputs or ())
 
     def run(self, op: Operation, ctx: PassContext) -> None:
+        from egraft.patterns import declaration
+
+        try:
+            declaration(self.rules)  # an unknown set fails before any work
+        except KeyError as err:
+            raise PassFailure(Diagnostic("error", f"tf-grappler: {err.args[0]}", op.loc)) from None
         graph = next((o for o in op.walk() if o.name == "tfg.graph"), None)
         if graph is None:
             if self.inputs or self.outputs or self.control_outputs:
@@ -225,7 +233,7 @@ class TfGrappler(Pass):
         prepared = False
         for _ in range(self.iterations):
             before = size
-            for family in FAMILIES:
+            for family in self._families():
                 if not getattr(self, family.field):
                     continue
                 if family.rule_sets and not prepared:  # after the pruner: what it removes joins no island
@@ -243,6 +251,11 @@ class TfGrappler(Pass):
             if size == before:
                 break
         drop_redundant_pins(top)
+
+    def _families(self) -> tuple[Family, ...]:
+        """Grappler's families, then the `rules=` sets as one more: TensorFlow runs its custom
+        graph optimizers after its own, too. (Its option is `rules`, a list: on when not empty.)"""
+        return FAMILIES + ((Family("rules", "user rules", tuple(self.rules)),) if self.rules else ())
 
     def _run_family(self, family: Family, top: Operation, ctx: PassContext) -> str:
         """Run one family; what its rules did, for the report ('' for the pruner)."""

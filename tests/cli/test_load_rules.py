@@ -42,6 +42,18 @@ def test_a_rule_file_runs_in_every_pass_that_takes_rule_sets(tmp_path: Path, exa
         assert "arith.mulf" not in out and "return %arg0, " in out, (flag, out)
 
 
+def test_tf_grappler_runs_loaded_sets_after_its_families(tmp_path: Path) -> None:
+    source = write(tmp_path, "relus.mlir", 'func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n'
+                   '  %0 = "tf.Relu"(%x) : (tensor<4xf32>) -> tensor<4xf32>\n'
+                   '  %1 = "tf.Relu"(%0) : (tensor<4xf32>) -> tensor<4xf32>\n  return %1 : tensor<4xf32>\n}\n')
+    rules = write(tmp_path, "grappler_user.rules", "relu-relu: tf.Relu(tf.Relu(x)) => tf.Relu(x)\n")
+    code, out, err = run(source, "--load-rules", rules, "-tf-grappler=rules=grappler_user report=true")
+    assert code == 0 and out.count('"tf.Relu"') == 1, out
+    assert "remark: user rules: Graph size after: 1 nodes (-1)" in err
+    code, _, err = run(source, "-tf-grappler=rules=not-loaded")
+    assert code == 1 and "tf-grappler: unknown rule set 'not-loaded'" in err
+
+
 def test_a_python_module_registers_its_sets(tmp_path: Path, example: str) -> None:
     write(tmp_path, "helpers_for_py.py", "from egraft.patterns import op, vars_\nx, = vars_('x')\n"
                                           "NEG_NEG = (op('tf.Neg', op('tf.Neg', x)), x)\n")
