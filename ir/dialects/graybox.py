@@ -123,3 +123,5 @@ GRAYBOX_OP = OpDef(
 )
 
 REGISTRY.dialect("affine").add(GRAYBOX_OP)
+# The op's later name in mlirx (`affine.execute_region`, same syntax) is read as an alias.
+REGISTRY.legacy_names["affine.execute_region"] = GRAYBOX
