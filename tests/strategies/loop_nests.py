@@ -320,6 +320,8 @@ class LoopNestBuilder:
             kind = "store"
         if self.era2019 and kind in ("reduce", "view"):
             kind = "load"
+        if self.callee is not None and self.c.chance(10):  # calls often enough to exercise inlining
+            kind = "call"
         getattr(self, f"_{kind}")(frame)
 
     # ------------------------------------------------------------ subscripts
