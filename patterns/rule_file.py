@@ -99,6 +99,7 @@ def parse_rule_file(text: str, filename: str, default_set: str | None = None) ->
     `[set]` line.  Raises `DiagnosticError` at the first mistake."""
     current = default_set or Path(filename).stem
     sets: dict[str, list[Rule]] = {}
+    names: dict[tuple[str, str], Rule] = {}  # (set, rule name) -> the rule
     doc: list[str] = []
     lines = text.split("\n")
     starts = [0]
@@ -126,8 +127,8 @@ def parse_rule_file(text: str, filename: str, default_set: str | None = None) ->
             chunk = "\n".join(lines[i:end])
             made = _RuleParser(chunk, filename, i, " ".join(doc)).parse()
             for r in made:
-                taken = next((old for old in sets.get(current, []) if old.name == r.name), None)
-                if taken is not None:
+                taken = names.setdefault((current, r.name), r)
+                if taken is not r:
                     raise _error_at(text, filename, starts[i], f"rule '{r.name}' is already in set '{current}' "
                                                                f"(line {taken.origin.line})")
                 sets.setdefault(current, []).append(r)
