@@ -94,7 +94,7 @@ def test_generator_covers_the_shapes_the_passes_rewrite() -> None:
     for needle in ("affine.graybox", "iter_args", "affine.if", "} else {", "affine.min", "affine.max",
                    "memref.cast", "memref.dim", "memref.alloc()", "memref.alloca()", "memref.dealloc",
                    "memref.load", "memref.store", "symbol(", "floordiv", "mod", "step 2", "max affine_map",
-                   "min affine_map", "-> i32 {"):
+                   "min affine_map", "-> i32 {", "memref.subview", "memref.reinterpret_cast", "strided<[?"):
         assert needle in joined, needle
     assert max(_max_loop_depth(t) for t in texts) >= 5
     nested_grayboxes = sum(1 for t in texts if re.search(r"affine\.graybox[^\n]*\n(.*\n)*?\s+affine\.for"
