@@ -239,7 +239,9 @@ RETURN = OpDef(
     "func.return",
     summary="Function return operation",
     operands=[("operands", Variadic(C.AnyType))],
-    traits=(Traits.Pure, Traits.Terminator, Traits.ReturnLike),
+    # A function's terminator, and a graybox's (the RFC gives its body a function's blocks); MLIR's
+    # HasParent<FuncOp> rejects it anywhere else (an affine.for body must end in affine.yield).
+    traits=(Traits.Pure, Traits.Terminator, Traits.ReturnLike, Traits.ParentOneOf(("func.func", "affine.graybox"))),
     assembly=CustomForm(_parse_return, print_return_like),
     verify=_verify_return,
 )
