@@ -1,15 +1,18 @@
 """Every affine/memref pass keeps memory contents, on generated loop nests (issue #14 §6).
 
 `tests/strategies/loop_nests.py` draws functions of affine loop nests (depth 1-5, random
-affine subscripts with symbols, grayboxes at random depths, casts, scratch buffers, stores
-followed by loads of the same place, `affine.if`, zero/one-trip loops, apply chains). Each
+affine subscripts with symbols, grayboxes at random depths, casts, subviews and
+reinterpret_casts aliasing the buffers, scratch buffers, stores followed by loads of the same
+place, `affine.if`, zero/one-trip loops, apply chains, calls of a private callee). Each
 pass in `PIPELINES` runs on a drawn function; the verifier must accept its output, and the
 reference interpreter must see the same returned value and the same final contents of every
 memref argument on random inputs (NaN and infinities included). The generated functions are
 defined on every input, so an input on which the rewritten function is undefined (an access
 out of bounds, a read of unwritten or freed memory) fails the test too.
 
-A pass joins `PIPELINES` when it is registered (`egraft-opt --help`).
+A pass joins `PIPELINES` when it is registered (`egraft-opt --help`). The same programs in
+the late-2019 spelling must read as the same function (the era reader), and the generator's
+own promises (verifier-valid, defined, every shape present) are tested here too.
 """
 
 from __future__ import annotations
