@@ -6,7 +6,9 @@ needs a verdict per rule and, for a wrong rule, the smallest program that shows 
 shapes and element types, NaN, ±Inf and -0.0 among the float inputs), applies the rule once
 with the greedy driver (folding off, so only the rule acts), runs both programs with the
 interpreter and compares them as the harness does (`check_agreement`: bit for bit, or within
-tolerance for rules tagged "approx").  Hypothesis shrinks a disagreement to a minimal
+tolerance for rules tagged "approx"; signed zeros equal in programs with `nsz`/`fast` flags;
+`nnan`/`ninf` make NaN/Inf operands and results undefined in the interpreter, so a rule that
+claims them is not refuted by them).  Hypothesis shrinks a disagreement to a minimal
 program and inputs; the verdict carries that function, the rewritten one, the inputs and
 both results as MLIR-style text.
 
@@ -31,7 +33,7 @@ from hypothesis.errors import Unsatisfiable
 
 from egraft.ir.core import types as T
 from egraft.ir.core.operation import Operation
-from egraft.ir.semantics.compare import UnsoundRewrite, check_agreement
+from egraft.ir.semantics.compare import Tolerance, UnsoundRewrite, check_agreement
 from egraft.ir.semantics.inputs import argument_types, values_for_types
 from egraft.ir.semantics.interpreter import coverage, execute, find_function
 from egraft.ir.semantics.values import MemRef, Undefined
@@ -74,7 +76,6 @@ def check_rule(rule: Rule, examples: int = 100) -> Verdict:
     missing = sorted({op.name for op in (*rule.source_ops(), *rule.result_ops())} - set(coverage()))
     if missing:
         return Verdict(rule, NOT_CHECKED, reason=f"the interpreter has no semantics for {', '.join(missing)}")
-    exact = "approx" not in rule.tags
     applied = [0]
     found: list[Counterexample] = []
 
@@ -93,11 +94,12 @@ def check_rule(rule: Rule, examples: int = 100) -> Verdict:
         report = apply_rules_greedily(after, [rule], fold=False, max_num_rewrites=1)
         assume(report.rewrites[rule.name] > 0)
         applied[0] += 1
+        exact, tolerance = _comparison(rule, module)
         for _ in range(3):
             inputs = data.draw(values_for_types(argument_types(module), special_floats=True), label="inputs")
             try:
                 verify(after)
-                check_agreement(module, after, inputs, exact, None)
+                check_agreement(module, after, inputs, exact, tolerance)
             except Exception as e:  # noqa: BLE001 - any failure of the rewritten program is the rule's
                 found.append(_explain(module, after, inputs, _reason(e)))
                 raise UnsoundRewrite(found[-1].reason) from None
@@ -114,6 +116,19 @@ def check_rule(rule: Rule, examples: int = 100) -> Verdict:
         return Verdict(rule, NEVER_APPLIED, reason=f"no program of {examples} drawn from its pattern matched "
                                                    f"it and its checks")
     return Verdict(rule, SOUND, applied[0])
+
+
+def _comparison(rule: Rule, module: Operation) -> tuple[bool, Tolerance | None]:
+    """How to compare: within the default tolerance for rules tagged "approx"; with signed
+    zeros equal where an op of the program has `nsz` (or `fast`), which leaves the sign of a
+    zero result unspecified; else bit for bit."""
+    if "approx" in rule.tags:
+        return False, None
+    for op in module.walk():
+        flags = op.attr("fastmath")
+        if flags is not None and ("nsz" in str(flags) or "fast>" in str(flags)):
+            return False, Tolerance(0.0, 0.0)
+    return True, None
 
 
 def _reason(error: Exception) -> str:

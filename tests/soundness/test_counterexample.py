@@ -26,6 +26,8 @@ negf-negf: arith.negf(arith.negf(x)) => x
 addf-negzero: arith.addf(x, c) => x if splat(c, -0.0)
 never: arith.mulf(x, c) => x if splat(c, 1.0), splat(c, 2.0)
 no-semantics: tf.MaxPool(x) => x
+mulf-zero-fast: arith.mulf(x, c) {fastmath = #arith.fastmath<fast>} => c if splat(c, 0.0)
+mulf-zero-finite: arith.mulf(x, c) {fastmath = #arith.fastmath<nnan,ninf>} => c if splat(c, 0.0)
 """
 RULE = {r.name: r for r in parse_rule_file(RULES, "t.rules")["t"]}
 
@@ -68,3 +70,12 @@ def test_values_print_as_mlir_constants() -> None:
     assert value_text(np.array([1.0, np.nan], np.float32), T.RankedTensorType((2,), T.f32)) == \
         "dense<[1.0, nan]> : tensor<2xf32>"
     assert value_text(np.array(True), T.i1) == "true : i1"
+
+
+def test_fast_math_flags_are_what_the_rule_claims() -> None:
+    """x * 0.0 -> 0.0 holds under `fast` (NaN and Inf are poison, the sign of a zero is free);
+    with only nnan and ninf the sign of zero still counts: -0.0 * 0.0 is -0.0."""
+    assert check_rule(RULE["mulf-zero-fast"], examples=40).status == SOUND
+    finite = check_rule(RULE["mulf-zero-finite"], examples=60)
+    assert finite.status == UNSOUND and finite.counterexample is not None
+    assert "-0.0" in " ".join(finite.counterexample.inputs + finite.counterexample.before)
