@@ -19,20 +19,30 @@ a load of the same place reads the same element of unchanged memory, so it is th
   code inside a loop body, an `affine.if` branch or a graybox is forwarded the same way: each block
   threads its own token, and nothing is forwarded across a region boundary.
 
-One intervening op is looked through: a load (a read changes no memory) and a store to another
-allocation (two distinct `memref.alloc`/`alloca` results never alias; function arguments may).
-Longer distances are not searched: a rule matches a fixed depth of the chain, and moving the load
-up past the op would need building a load on an earlier token. Dead stores (a store overwritten
-before any read) are not removed: that rewrites the earlier store, which is not the matched root.
+The patterns look through one intervening op: a load (a read changes no memory) or a store to a
+buffer that provably does not alias (a fresh `memref.alloc`/`alloca` result against another one or
+a function argument; two function arguments may alias). Both drivers run them (the e-graph
+matches the tokens themselves). Farther back, the greedy-only `*-scalrep-walk` rules follow the
+chain from the load over up to `WALK_LIMIT` effectful ops that cannot write its element: loads,
+stores to a buffer that cannot alias, and stores to the same memref at another constant address
+(indices all constants, through the map when affine). The first access to the same place (the
+same key, or the same constant address) gives the value: a store's, or an earlier load's result.
+Anything else (a call, a region op, a dealloc, a store that may alias) stops the walk. The limit
+bounds the work per load, so the pass stays linear in the block.
+
+Dead stores (a store overwritten before any read) are not removed: that rewrites the earlier
+store, which is not the matched root.
 """
 
 from __future__ import annotations
 
 from egraft.ir.core import affine as AF
-from egraft.ir.core.operation import OpResult, Value
+from egraft.ir.core.operation import Operation, OpResult, Value
+from egraft.ir.effects import has_side_effects
 
 from .checks import pred
-from .dsl import op, ref, rule, var
+from .dsl import native, op, ref, rule, var
+from .memref_affine_rules import evaluate
 from .rule_sets import register_rule_set
 
 mem, idx, v, mp = var("mem"), var("idx"), var("v"), var("mp")
@@ -46,15 +56,101 @@ def identity_map(attr: object) -> bool:
     return isinstance(amap, AF.AffineMap) and amap.is_identity()
 
 
+def is_allocation(v: Value) -> bool:
+    return isinstance(v, OpResult) and v.owner.name in ALLOCATIONS
+
+
+def is_function_argument(v: Value) -> bool:
+    block = getattr(v, "parent_block", None) if not isinstance(v, OpResult) else None
+    owner = block.parent_op if block is not None else None
+    return owner is not None and owner.name == "func.func"
+
+
 def distinct_allocations(a: Value, b: Value) -> bool:
-    """`a` and `b` are results of two different `memref.alloc`/`alloca` ops: two live
-    allocations never share memory, so a store to one leaves the other unchanged."""
-    return (isinstance(a, OpResult) and isinstance(b, OpResult) and a.owner is not b.owner
-            and a.owner.name in ALLOCATIONS and b.owner.name in ALLOCATIONS)
+    """`a` and `b` never share memory: two different values of which one is a fresh
+    `memref.alloc`/`alloca` result and the other another allocation or an argument of the
+    function (a new allocation overlaps no buffer that already exists). A cast or view of an
+    allocation, or a graybox's region argument, may be the same buffer: not covered."""
+    if a is b:
+        return False
+    return (is_allocation(a) and (is_allocation(b) or is_function_argument(b))) or \
+        (is_allocation(b) and is_function_argument(a))
+
+
+#: How many effectful ops a load's walk looks back over (a budget: the walk is linear in it).
+WALK_LIMIT = 64
+LOADS = ("affine.load", "memref.load")
+STORES = ("affine.store", "memref.store")
+
+
+def access(op: Operation) -> tuple[Value, tuple]:
+    """The memref an access reads or writes, and a key of its place: the index operands when the
+    map is the identity (or there is none), else the map and its operands."""
+    first = 1 if op.name in STORES else 0
+    memref, indices = op.operands[first], tuple(op.operands[first + 1:])
+    amap = op.attr("map")
+    return memref, (indices if amap is None or identity_map(amap) else (amap, indices))
+
+
+def constant_address(op: Operation) -> tuple[int, ...] | None:
+    """The element an access touches when every index is an `arith.constant` (through the map)."""
+    first = 1 if op.name in STORES else 0
+    values = []
+    for v in op.operands[first + 1:]:
+        owner = v.owner if isinstance(v, OpResult) else None
+        if owner is None or owner.name != "arith.constant":
+            return None
+        values.append(owner.attr("value").value)
+    amap = getattr(op.attr("map"), "value", None)
+    if amap is None:
+        return tuple(values)
+    out = tuple(evaluate(e, values[:amap.num_dims], values[amap.num_dims:]) for e in amap.results)
+    return None if any(x is None for x in out) else out  # type: ignore[return-value]
+
+
+def cannot_write(store: Operation, load: Operation) -> bool:
+    """`store` leaves the element `load` reads unchanged: a buffer that cannot alias, or the same
+    memref at another constant address."""
+    target, source = access(store)[0], access(load)[0]
+    if distinct_allocations(target, source):
+        return True
+    if target is not source:
+        return False
+    here, there = constant_address(store), constant_address(load)
+    return here is not None and there is not None and here != there
+
+
+def same_constant_address(op: Operation, load: Operation) -> bool:
+    """`op` accesses the memref `load` reads, at the same constant address."""
+    if access(op)[0] is not access(load)[0]:
+        return False
+    here = constant_address(op)
+    return here is not None and here == constant_address(load)
+
+
+def forwarded_value(builder: object, load: Operation) -> Value | None:
+    """The value `load` reads, found by walking its effect chain back (module doc), or None."""
+    memref, place = access(load)
+    op, seen = load.prev, 0
+    while op is not None and seen < WALK_LIMIT:
+        if not has_side_effects(op):
+            op = op.prev
+            continue
+        seen += 1
+        same_place = op.name in LOADS + STORES and (access(op) == (memref, place) or same_constant_address(op, load))
+        if same_place and op.name in STORES:
+            return op.operands[0]
+        if same_place:
+            return op.results[0]
+        if not (op.name in LOADS or (op.name in STORES and cannot_write(op, load))):
+            return None
+        op = op.prev
+    return None
 
 
 IDENTITY = pred("the affine access map is the identity", identity_map, mp)
-DISTINCT = pred("the two memrefs are distinct allocations", distinct_allocations, mem, other)
+DISTINCT = pred("the two memrefs never alias (an allocation against another or an argument)", distinct_allocations,
+                mem, other)
 
 A_LOAD = op("affine.load", mem, idx, map=mp)
 A_STORE = op("affine.store", v, mem, idx, map=mp)
@@ -77,15 +173,23 @@ RULES = [
          doc=FORWARD + ", with a load (which writes nothing) between them"),
 ]
 
-#: Looking through a store to another allocation asks where a value comes from (the IR):
+#: Looking through a store to a buffer that cannot alias asks where values come from (the IR):
 #: greedy-only.
 GREEDY = [
-    rule("affine-scalrep-through-other-alloc",
+    rule("affine-scalrep-through-no-alias",
          A_LOAD.after(op("affine.store", w, other, widx, map=wmp).after(A_STORE)), v, where=[DISTINCT],
-         doc=FORWARD + ", with a store to another allocation between them"),
-    rule("memref-scalrep-through-other-alloc",
+         doc=FORWARD + ", with a store to a buffer that cannot alias between them"),
+    rule("memref-scalrep-through-no-alias",
          M_LOAD.after(op("memref.store", w, other, widx).after(M_STORE)), v, where=[DISTINCT],
-         doc=FORWARD + ", with a store to another allocation between them"),
+         doc=FORWARD + ", with a store to a buffer that cannot alias between them"),
+]
+
+WALK = "the value the load reads, found by walking its effect chain back over ops that cannot write its element"
+GREEDY += [
+    rule("affine-scalrep-walk", A_LOAD.bind("ld"), native("forwarded-value", forwarded_value, "ld", kind="build"),
+         benefit=0, doc=WALK),
+    rule("memref-scalrep-walk", M_LOAD.bind("ld"), native("forwarded-value", forwarded_value, "ld", kind="build"),
+         benefit=0, doc=WALK),
 ]
 
 register_rule_set("affine-scalrep", RULES,

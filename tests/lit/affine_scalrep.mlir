@@ -112,3 +112,34 @@ func.func @regions(%A: memref<100xf32>, %O: memref<100xf32>, %x: f32, %y: f32) -
   }
   return %r : f32
 }
+
+// -----
+
+// Farther back (greedy-only walk, also after the e-graph): over loads, stores to another constant
+// address of the same memref and stores to another allocation, up to the first access to the same
+// place (the same constant address counts); a store that may write the element stops the walk: to
+// another memref argument (arguments may alias) or at an unknown address.
+// CHECK-LABEL: func.func @walk
+// CHECK-SAME: (%[[A:.*]]: memref<10xf32>, %[[B:.*]]: memref<10xf32>, %[[X:.*]]: f32, %[[Y:.*]]: f32, %[[J:.*]]: index)
+// CHECK: %[[L:.*]] = affine.load %[[B]][4]
+// CHECK: %[[K:.*]] = affine.load %[[B]][4]
+// CHECK: %[[M:.*]] = affine.load %[[A]][%[[J]]]
+// CHECK: %[[N:.*]] = affine.load %[[A]][3]
+// CHECK: return %[[X]], %[[K]], %[[M]], %[[N]], %[[Y]]
+func.func @walk(%A: memref<10xf32>, %B: memref<10xf32>, %x: f32, %y: f32, %j: index) -> (f32, f32, f32, f32, f32) {
+  %c3 = arith.constant 3 : index
+  %c2 = arith.constant 2 : index
+  %T = memref.alloc() : memref<10xf32>
+  affine.store %x, %A[%c2 + 1] : memref<10xf32>
+  affine.store %y, %A[5] : memref<10xf32>
+  %l = affine.load %B[4] : memref<10xf32>
+  memref.store %y, %A[%c2] : memref<10xf32>
+  affine.store %y, %T[%c3] : memref<10xf32>
+  %0 = memref.load %A[%c3] : memref<10xf32>
+  %1 = affine.load %B[4] : memref<10xf32>
+  %m = affine.load %A[%j] : memref<10xf32>
+  affine.store %y, %A[%j] : memref<10xf32>
+  %n = affine.load %A[3] : memref<10xf32>
+  %t = affine.load %T[3] : memref<10xf32>
+  return %0, %1, %m, %n, %t : f32, f32, f32, f32, f32
+}
