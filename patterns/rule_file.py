@@ -18,6 +18,9 @@ One rule per line, Tensat's `name: lhs => rhs [if checks]` with MLIR's spellings
   type names: binds the attribute in a pattern, copies it in a result) or, in a result, `zero_of(x)`, `one_of(x)`, `splat_of(x, 2.0)` (a constant of
   x's type).  A pattern op may be named with `as r` (then `r` is its result); a result op
   may give its result type after a colon (`: f32`, or `: type(x)`).
+* Tags in brackets after the name (`assoc [approx]: ...`): `approx` for a rule that holds
+  only within rounding (the soundness check then compares with a tolerance), `expand` for
+  one that grows the e-graph (its expanding phase runs it).
 * `=>` rewrites left to right; `<=>` declares the rule and its reverse (`name-reverse`).
 * Checks after `if`, ',' between (all must hold), composed with `and`, `or`, `not` and
   parentheses: `splat(c, V)` (a float literal compares bit for bit, -0.0 is not 0.0; an
@@ -197,6 +200,12 @@ class _RuleParser:
         p = self.p
         name_at = self.here()
         name = self.expect(_RULE_NAME, "a rule name")
+        tags: list[str] = []
+        if p.parse_optional_punct("["):
+            tags.append(self.expect(_NAME, "a tag, like approx or expand"))
+            while p.parse_optional_punct(","):
+                tags.append(self.expect(_NAME, "a tag"))
+            p.parse_punct("]", "after the tags")
         p.parse_punct(":", "after the rule name")
         lhs_at = self.here()
         lhs = self.term(source=True)
@@ -217,6 +226,7 @@ class _RuleParser:
                 where.append(self.check())
         if not p.at_end():
             raise p.error("expected 'if', ',' or the end of the rule")
+        self.tags = tuple(tags)
         made = [self.declare(name, lhs, rhs, where, name_at)]
         if both:
             if not isinstance(rhs, OpPat):
@@ -226,7 +236,7 @@ class _RuleParser:
 
     def declare(self, name: str, lhs: OpPat, rhs: Any, where: list[CheckLike], name_at: int) -> Rule:
         try:
-            return rule(name, lhs, rhs, where=where, doc=self.doc, origin=self.origin)
+            return rule(name, lhs, rhs, where=where, doc=self.doc, origin=self.origin, tags=self.tags)
         except RuleError as e:
             message = str(e).removeprefix(f"{self.origin}: ")
             at = next((self.positions[op] for op in self.positions if f"'{op}'" in message), name_at)

@@ -158,30 +158,29 @@ def _results(module: Operation, inputs: list[Any], types: tuple[T.Type, ...]) ->
 
 def value_text(value: Any, t: T.Type) -> str:
     """A runtime value as MLIR writes a constant of its type: `inf : f32`,
-    `dense<[1.0, nan]> : tensor<2xf32>`."""
-    data = value.data if isinstance(value, MemRef) else value
-    array = np.asarray(data)
+    `dense<[1.5, nan]> : tensor<2xf32>` (floats in the shortest text of their own precision)."""
+    array = np.asarray(value.data if isinstance(value, MemRef) else value)
     if array.ndim == 0 and not isinstance(t, T.ShapedType):
-        return f"{_element(array.item())} : {t}"
-    return f"dense<{_nested(array.tolist())}> : {t}"
+        return f"{_element(array[()])} : {t}"
+    return f"dense<{_nested(array)}> : {t}"
 
 
-def _nested(x: Any) -> str:
-    if isinstance(x, list):
-        return "[" + ", ".join(_nested(v) for v in x) + "]"
-    return _element(x)
+def _nested(array: np.ndarray) -> str:
+    if array.ndim == 0:
+        return _element(array[()])
+    return "[" + ", ".join(_nested(sub) for sub in array) + "]"
 
 
 def _element(x: Any) -> str:
     if isinstance(x, (bool, np.bool_)):
         return "true" if x else "false"
-    if isinstance(x, float):
-        if x != x:
+    if isinstance(x, (float, np.floating)):
+        if np.isnan(x):
             return "nan"
-        if x in (float("inf"), float("-inf")):
+        if np.isinf(x):
             return "inf" if x > 0 else "-inf"
-        return repr(x)
-    return str(x)
+        return str(x)  # numpy's shortest round-trip text for the value's own precision
+    return str(int(x)) if isinstance(x, (int, np.integer)) else str(x)
 
 
 __all__ = ["Counterexample", "NEVER_APPLIED", "NOT_CHECKED", "SOUND", "UNSOUND", "Verdict", "check_rule",

@@ -161,3 +161,11 @@ def test_bare_names_in_attributes_are_variables_unless_mlir_words() -> None:
     assert rules[0].roots[0].attr("fastmath") == Var("f1")
     assert rules[1].roots[0].attr("Truncate") == A.BoolAttr(False)
     assert rules[2].roots[0].attr("DstT") == A.TypeAttr(T.f32)
+
+
+def test_tags_after_the_name() -> None:
+    rules = parse("assoc [approx, expand]: arith.addf(arith.addf(x, y), z) => arith.addf(x, arith.addf(y, z))\n"
+                  "plain: arith.negf(arith.negf(x)) => x\n")["my_rules"]
+    assert rules[0].tags == frozenset({"approx", "expand"}) and rules[1].tags == frozenset()
+    with pytest.raises(DiagnosticError, match=r"my_rules.rules:1:6: error: expected a tag"):
+        parse("bad [: arith.negf(x) => x")
