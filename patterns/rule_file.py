@@ -15,8 +15,8 @@ One rule per line, Tensat's `name: lhs => rhs [if checks]` with MLIR's spellings
   (the same name twice is the same value), `_` matches anything.  Attributes follow in
   MLIR's `{name = value, ...}`: an MLIR attribute (`#arith.fastmath<fast>`, `1.0 : f32`,
   `true`, `f32`), a variable (a bare name other than `true`, `false`, `unit` and builtin
-  type names: binds the attribute in a pattern, copies it in a result) or, in a result, `zero_of(x)`, `one_of(x)`, `splat_of(x, 2.0)` (a constant of
-  x's type).  A pattern op may be named with `as r` (then `r` is its result); a result op
+  type names: binds the attribute in a pattern, copies it in a result) or, in a result,
+  `zero_of(x)`, `one_of(x)`, `splat_of(x, 2.0)` (a constant of x's type).  A pattern op may be named with `as r` (then `r` is its result); a result op
   may give its result type after a colon (`: f32`, or `: type(x)`).
 * Tags in brackets after the name (`assoc [approx]: ...`): `approx` for a rule that holds
   only within rounding (the soundness check then compares with a tolerance), `expand` for
@@ -43,8 +43,6 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from egraft.ir.core import attributes as A
-from egraft.ir.core import types as T
 from egraft.ir.core.diagnostics import DiagnosticError
 from egraft.ir.syntax.parser import Parser
 

@@ -11,9 +11,12 @@ dependency: without it the run says how to install it.
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from typing import TYPE_CHECKING, Sequence, TextIO
 
 from egraft.ir.core.deep import run_with_deep_stack
+
+if TYPE_CHECKING:
+    from egraft.passes.soundness.counterexample import Counterexample
 
 DEFAULT_EXAMPLES = 100
 
@@ -49,9 +52,9 @@ def check_rule_sets(names: Sequence[str], stdout: TextIO, stderr: TextIO, exampl
     return 1 if counts[UNSOUND] else 0
 
 
-def _write_counterexample(found, stdout: TextIO) -> None:
+def _write_counterexample(found: "Counterexample", stdout: TextIO) -> None:
     indent = "    "
-    stdout.write(f"  counterexample:\n")
+    stdout.write("  counterexample:\n")
     stdout.write("".join(f"{indent}{line}\n" for line in found.function.splitlines() if line))
     stdout.write("  inputs:\n" + "".join(f"{indent}{line}\n" for line in found.inputs))
     stdout.write("  results before: " + ", ".join(found.before) + "\n")

@@ -3,16 +3,15 @@ known wrong, and counterexamples that really show the rule wrong when run again.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from egraft.ir.core import types as T
 from egraft.ir.semantics.compare import UnsoundRewrite, check_agreement
 from egraft.ir.syntax.parser import parse
 from egraft.passes.soundness.counterexample import (NEVER_APPLIED, NOT_CHECKED, SOUND, UNSOUND, check_rule,
                                                    value_text)
 from egraft.patterns.rule_file import parse_rule_file
-from egraft.ir.core import types as T
-
-import numpy as np
 
 RULES = """\
 mulf-zero: arith.mulf(x, c) => c if splat(c, 0.0)
