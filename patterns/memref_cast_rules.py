@@ -31,8 +31,7 @@ Not folded, and why:
 
 The folds that rebuild an effectful op (`load`, `store`, `dealloc`, `copy`, `affine.load`/`store`)
 replace it on its effect chain (the rebuilt op takes the root's incoming token), so both drivers
-run them. The e-graph builds ops with a fixed number of operands: an access folds there for
-memrefs of rank 0-4 (`RANKS`), one rule per rank.
+run them.
 """
 
 from __future__ import annotations
@@ -42,10 +41,10 @@ from egraft.ir.core import types as T
 
 from .checks import is_constant, pred
 from .dsl import const_of, op, rule, type_of, var
-from .rule import Native, Rule
+from .rule import Native
 from .rule_sets import register_rule_set
 
-x, y, v, m, k = var("x"), var("y"), var("v"), var("m"), var("k")
+x, y, idx, v, m, k = var("x"), var("y"), var("idx"), var("v"), var("m"), var("k")
 
 
 def ranked_memref(t: T.Type) -> bool:
@@ -105,28 +104,19 @@ COPY_DOC = "memref.copy with a layout-only cast as its {} copies the same elemen
 LOAD_DOC = "{} through a cast reads the same element of the cast's source (the same buffer)"
 STORE_DOC = "{} through a cast writes the same element of the cast's source (the same buffer)"
 
-#: Ranks whose accesses fold on both drivers: the e-graph builds an op with a fixed number of
-#: index operands, so each rank is its own rule.
-RANKS = range(5)
+#: The folds into accesses, for any number of indices (`idx` binds the whole group).
+RULES += [
+    rule("memref-load-cast", op("memref.load", CAST, idx).bind("ld"), op("memref.load", x, idx, copy_attrs="ld"),
+         where=[RANKED_SOURCE], doc=LOAD_DOC.format("memref.load")),
+    rule("affine-load-cast", op("affine.load", CAST, idx, map=m), op("affine.load", x, idx, map=m),
+         where=[RANKED_SOURCE], doc=LOAD_DOC.format("affine.load")),
+    rule("memref-store-cast", op("memref.store", v, CAST, idx).bind("st"),
+         op("memref.store", v, x, idx, copy_attrs="st"), where=[RANKED_SOURCE], doc=STORE_DOC.format("memref.store")),
+    rule("affine-store-cast", op("affine.store", v, CAST, idx, map=m), op("affine.store", v, x, idx, map=m),
+         where=[RANKED_SOURCE], doc=STORE_DOC.format("affine.store")),
+]
 
-
-def _access_rules(n: int) -> list[Rule]:
-    """The cast folds of the four accesses with `n` indices."""
-    ix = [var(f"i{p}") for p in range(n)]
-    return [
-        rule(f"memref-load-cast-{n}", op("memref.load", CAST, ix).bind("ld"),
-             op("memref.load", x, ix, copy_attrs="ld"), where=[RANKED_SOURCE], doc=LOAD_DOC.format("memref.load")),
-        rule(f"affine-load-cast-{n}", op("affine.load", CAST, ix, map=m), op("affine.load", x, ix, map=m),
-             where=[RANKED_SOURCE], doc=LOAD_DOC.format("affine.load")),
-        rule(f"memref-store-cast-{n}", op("memref.store", v, CAST, ix).bind("st"),
-             op("memref.store", v, x, ix, copy_attrs="st"), where=[RANKED_SOURCE],
-             doc=STORE_DOC.format("memref.store")),
-        rule(f"affine-store-cast-{n}", op("affine.store", v, CAST, ix, map=m), op("affine.store", v, x, ix, map=m),
-             where=[RANKED_SOURCE], doc=STORE_DOC.format("affine.store")),
-    ]
-
-
-RULES += [r for n in RANKS for r in _access_rules(n)] + [
+RULES += [
     rule("memref-dealloc-cast", op("memref.dealloc", CAST), op("memref.dealloc", x), where=[RANKED_SOURCE],
          doc="memref.dealloc of a cast frees the cast's source (the same buffer)"),
     rule("memref-copy-cast-source", op("memref.copy", LAYOUT_CAST, y), op("memref.copy", x, y),
