@@ -4,7 +4,8 @@
 The program generator draws affine maps and integer sets (random expressions over dims, symbols
 and constants, with mul/floordiv/ceildiv/mod by constants), chains of affine.apply/min/max over
 function arguments, constants and earlier results, loops with constant or min-bounded trip counts
-(zero, one and several iterations), affine.if with decided and undecided conditions, and stores
+(zero, one and several iterations, some carrying a value), affine.if with decided and undecided
+conditions (some yielding a value), and stores
 of index values into a memref argument, so the final memory is compared as well as the results.
 """
 
@@ -103,7 +104,7 @@ def block(draw, prog: Program, pool: list[str], indent: str, depth: int) -> list
     local = list(pool)
     at_top = depth == 0
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["map", "map", "const", "store", "for", "if"] if depth < 2 else
+        kind = draw(st.sampled_from(["map", "map", "const", "store", "for", "if", "carry"] if depth < 2 else
                                     ["map", "map", "const", "store"]))
         if kind == "const":
             v = prog.fresh()
@@ -119,6 +120,26 @@ def block(draw, prog: Program, pool: list[str], indent: str, depth: int) -> list
                 local.append(v)
         elif kind == "store":
             draw(store(prog, local, indent))
+        elif kind == "carry":  # a loop carrying a value, or an if yielding one
+            v, init = prog.fresh(), draw(st.sampled_from(local))
+            lb = draw(st.integers(-1, 3))
+            if draw(st.booleans()):
+                iv, acc = prog.fresh(), prog.fresh()
+                prog.lines.append(f"{indent}{v} = affine.for {iv} = {lb} to {lb + draw(st.sampled_from([-1, 0, 1, 3]))}"
+                                  f" iter_args({acc} = {init}) -> (index) {{")
+                step = draw(map_op(prog, local + [iv], prog.top, indent + "  "))[0]
+                prog.lines.append(f"{indent}  {prog.fresh()} = arith.addi {acc}, {step} : index")
+                prog.lines.append(f"{indent}  affine.yield %v{prog.n} : index")
+            else:
+                cond = draw(exprs(1, 0))
+                prog.lines.append(f"{indent}{v} = affine.if affine_set<(d0) : ({cond} >= 0)>({init}) -> index {{")
+                prog.lines.append(f"{indent}  affine.yield {draw(st.sampled_from(local))} : index")
+                prog.lines.append(f"{indent}}} else {{")
+                prog.lines.append(f"{indent}  affine.yield {draw(st.sampled_from(local))} : index")
+            prog.lines.append(f"{indent}}}")
+            if at_top:  # a result defined at the top level is a valid symbol
+                prog.top.append(v)
+                local.append(v)
         elif kind == "for":
             lb = draw(st.integers(-1, 3))
             ub = draw(st.sampled_from([str(lb + d) for d in (-1, 0, 1, 1, 2, 4)] +
@@ -126,6 +147,7 @@ def block(draw, prog: Program, pool: list[str], indent: str, depth: int) -> list
             step = draw(st.sampled_from(["", " step 2"]))
             iv = prog.fresh()
             prog.lines.append(f"{indent}affine.for {iv} = {lb} to {ub}{step} {{")
+            prog.lines.append(f"{indent}  affine.store {iv}, %m[({iv} + {draw(st.integers(0, 15))}) mod 16] : {MEM}")
             draw(block(prog, local + [iv], indent + "  ", depth + 1))
             prog.lines.append(f"{indent}}}")
         else:
@@ -397,3 +419,35 @@ def test_simplified_form_is_mlirs(text: str, simplified: str) -> None:
     (attr,) = [op.attr("m") for op in ops if op.name == "func.func"]
     assert str(AF.AffineMap(attr.value.num_dims, attr.value.num_symbols,
                             [simplify_expr(r) for r in attr.value.results])) == simplified
+
+
+@st.composite
+def nested_min_max(draw) -> str:
+    """A min (max) whose operands include, as a lone dim or symbol result, another min (max): the
+    case MergeAffineMinMaxOp rewrites, with drawn maps on both sides."""
+    kind = draw(st.sampled_from(["affine.min", "affine.max"]))
+    inner = draw(maps(draw(st.integers(0, 2)), draw(st.integers(0, 2)), draw(st.integers(1, 3))))
+    args = [f"%a{i}" for i in range(N_ARGS)]
+    ins = [draw(st.sampled_from(args)) for _ in range(inner.num_dims + inner.num_symbols)]
+    nd, ns = draw(st.integers(0, 2)), draw(st.integers(0, 2))
+    at = draw(st.integers(0, nd + ns))  # the inner result's position among the outer inputs
+    as_dim = at <= nd
+    total_d, total_s = nd + as_dim, ns + (not as_dim)
+    lone = AF.Dim(at) if as_dim else AF.Symbol(at - nd - 1 if at > nd else 0)
+    outer = draw(maps(total_d, total_s, draw(st.integers(0, 2))))
+    outer = AF.AffineMap(total_d, total_s, [*outer.results, lone])
+    outer_ins = [draw(st.sampled_from(args)) for _ in range(total_d + total_s)]
+    outer_ins[lone.pos if as_dim else total_d + lone.pos] = "%in"
+    return (f"func.func @f(%m: {MEM}, {', '.join(a + ': index' for a in args)}) -> index {{\n"
+            f"  %in = {kind} affine_map<{inner}>({', '.join(ins[:inner.num_dims])})[{', '.join(ins[inner.num_dims:])}]\n"
+            f"  %out = {kind} affine_map<{outer}>({', '.join(outer_ins[:total_d])})[{', '.join(outer_ins[total_d:])}]\n"
+            f"  return %out : index\n}}\n")
+
+
+@SETTINGS
+@given(st.data())
+def test_min_max_merge_keeps_the_value(data) -> None:
+    text = data.draw(nested_min_max(), label="program")
+    after = parse(text)
+    canonicalize_affine_maps(after)
+    _check(data, text, after)
