@@ -30,6 +30,7 @@ from egraft.ir.syntax.printer import print_ir
 from egraft.ir.verifier import verify
 from egraft.passes.manager.pass_manager import PassManager
 from egraft.passes.manager.pipeline import parse_pipeline
+from egraft.passes.soundness.harness import assert_pass_sound
 from tests.strategies.loop_nests import STATEMENTS, LoopNestBuilder, SeededChoices, loop_nest_programs, spell_2019
 
 PIPELINES = {
@@ -151,3 +152,28 @@ def test_dce_counts_a_dead_loops_uses_once() -> None:
     PassManager(parse_pipeline("func.func(dce)")).run(module)
     verify(module)
     assert "arith.constant 1 : index" in print_ir(module) and "affine.for" not in print_ir(module)
+
+
+ALIASED_STORES = """func.func @f(%A: memref<4x4xi32>, %x: i32, %y: i32) -> i32 {
+  %sv = memref.subview %A[1, 1] [2, 2] [1, 1] : memref<4x4xi32> to memref<2x2xi32, strided<[4, 1], offset: 5>>
+  affine.store %x, %A[1, 1] : memref<4x4xi32>
+  affine.store %y, %sv[0, 0] : memref<2x2xi32, strided<[4, 1], offset: 5>>
+  %v = affine.load %A[1, 1] : memref<4x4xi32>
+  %rc = memref.reinterpret_cast %A to offset: [0], sizes: [16], strides: [1]
+      : memref<4x4xi32> to memref<16xi32, strided<[1]>>
+  affine.store %x, %A[2, 2] : memref<4x4xi32>
+  affine.store %y, %rc[10] : memref<16xi32, strided<[1]>>
+  %w = affine.load %A[2, 2] : memref<4x4xi32>
+  %s = arith.addi %v, %w : i32
+  return %s : i32
+}"""
+
+
+@pytest.mark.parametrize("name", ["affine-scalrep", "scalrep,canonicalize", "canonicalize"])
+def test_stores_through_views_block_forwarding(name: str) -> None:
+    """`%A[1, 1]` is overwritten through a subview and `%A[2, 2]` through a reinterpret_cast:
+    forwarding either first store to its load would return `%x` where memory holds `%y`."""
+    assert_pass_sound(ALIASED_STORES, PIPELINES[name], examples=20)
+    module = parse(ALIASED_STORES)
+    PassManager(parse_pipeline(PIPELINES[name])).run(module)
+    assert print_ir(module).count("affine.load") == 2
