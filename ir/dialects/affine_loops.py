@@ -80,7 +80,7 @@ def _parse_bound(p: FormParser, lower: bool) -> tuple[A.AffineMapAttr, list]:
         return SYMBOL_IDENTITY, [ref]
     p.skip_ws()
     pos = p.pos
-    attr = p.parse_attribute()
+    attr = p.parse_attribute(T.index)  # a constant bound is an index: past i64 is out of range, not wrapped
     if isinstance(attr, A.IntegerAttr) and not has_prefix:
         return A.AffineMapAttr(AffineMap(0, 0, [Const(attr.value)])), []
     if not isinstance(attr, A.AffineMapAttr):
