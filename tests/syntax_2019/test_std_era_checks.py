@@ -429,3 +429,16 @@ def test_memref_memory_space_kinds(space, ok):
         assert "unsupported memory space Attribute" in err
     rc, _, err = run_opt(f"func @f(%a: memref<4xf32, {space}>) {{\n  return\n}}\n", "--allow-unregistered-dialect")
     assert (rc == 0) == ok and (ok or "expected affine map in memref type" in err), err
+
+
+@pytest.mark.parametrize("bound, ok", [("9223372036854775807", True), ("9223372036854775808", False),
+                                       ("18446744073709551615", False), ("-9223372036854775808", True)])
+def test_constant_loop_bounds_are_index_values(bound, ok):
+    """A constant bound past i64 was read as its two's complement (a huge upper bound became negative)."""
+    for head in ("func @f() {", "func.func @f() {"):
+        rc, out, err = run_opt(f"{head}\n  affine.for %i = 0 to {bound} {{\n  }}\n  return\n}}\n")
+        assert (rc == 0) == ok, err
+        if ok:
+            assert f"to {bound} {{" in out
+        else:
+            assert "integer constant out of range for attribute" in err
