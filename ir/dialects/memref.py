@@ -215,7 +215,11 @@ MEMORY_SPACE_CAST = OpDef("memref.memory_space_cast", summary="memref memory spa
 def _parse_dim(p: FormParser) -> Operation:
     ref = p.parse_operand_ref()
     p.parse_punct(",")
+    p.skip_ws()
+    literal_pos = p.pos
     literal = p.parse_optional_integer()
+    if literal is not None and not -(1 << 63) <= literal < (1 << 63):  # an index attribute in 2019
+        raise p.error("integer constant out of range for attribute", literal_pos)
     index_ref = p.parse_operand_ref() if literal is None else None
     attrs = p.parse_optional_attr_dict()
     p.parse_punct(":")
