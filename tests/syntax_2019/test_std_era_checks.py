@@ -442,3 +442,11 @@ def test_constant_loop_bounds_are_index_values(bound, ok):
             assert f"to {bound} {{" in out
         else:
             assert "integer constant out of range for attribute" in err
+
+
+def test_2019_dim_index_is_an_index_attribute():
+    """`dim %m, N` took N as an index attribute: past i64 it is out of range
+    (it was made into an index constant that did not read back)."""
+    rc, _, err = run_opt("func @f(%m: memref<4xf32>) {\n  %c = dim %m, 18446744073709551615 : memref<4xf32>\n"
+                         "  return\n}\n")
+    assert rc != 0 and "<stdin>:2:16:" in err and "integer constant out of range for attribute" in err
