@@ -178,6 +178,21 @@ func.func @f(%A: memref<8x8xf32>, %cst: f32) {
   }
   return
 }""",
+    "in_parallel": ROWS + """
+func.func @f(%A: memref<8x8xf32>, %cst: f32) {
+  affine.for %i = 0 to 4 {
+    %n = func.call @rows(%i) : (index) -> index
+    affine.parallel (%j, %k) = (0, 0) to (4, 2) {
+      affine.graybox [%rA] = (%A) : (memref<8x8xf32>) -> () {
+        affine.for %l = 0 to %n {
+          affine.store %cst, %rA[%j + %l, %k] : memref<8x8xf32>
+        }
+        return
+      }
+    }
+  }
+  return
+}""",
     "cast_fold": """
 func.func @use(%m: memref<?xf32>, %x: f32) {
   %c0 = arith.constant 0 : index
@@ -231,7 +246,7 @@ def test_cases_are_rewritten() -> None:
     assert "affine.graybox" not in demoted and "(d0) -> (d0 + 2)" in demoted
     # A graybox in a block of a multi-block graybox: %n is a symbol of that whole region.
     assert _run(SOUND_CASES["in_cfg_block"], ELIMINATE).count("affine.graybox") == 1
-    for name in ("hoist_one_level", "loops_and_if", "loop_results", "in_else"):
+    for name in ("hoist_one_level", "loops_and_if", "loop_results", "in_else", "in_parallel"):
         assert "affine.graybox" in _run(SOUND_CASES[name], ELIMINATE)  # elimination alone is illegal
         grayboxes = [op for op in _run_ir(SOUND_CASES[name], HOIST).walk() if op.name == "affine.graybox"]
         assert len(grayboxes) == 1
