@@ -189,3 +189,19 @@ def test_enclosing_graybox_lookup_stops_at_a_function_inside_a_graybox() -> None
     ret = body.append(Operation.create("func.return"))
     assert get_enclosing_affine_graybox(ret) is None
     assert get_enclosing_affine_graybox(inner_func) is sibling
+
+
+@register_pass
+@attrs.define
+class _AnyScopeRecorder(_ScopeRecorder):
+    NAME = "test-record-any-scopes"
+    ANCHOR = None
+
+
+def test_scoped_pass_on_a_module_runs_per_function_and_graybox() -> None:
+    module = parse(NESTED + "func.func @h() {\n  return\n}\n")
+    outer, inner, sibling = _grayboxes(module)
+    f, h = [o for o in module.walk() if o.name == "func.func"]
+    _ScopeRecorder.runs.clear()
+    PassManager(parse_pipeline("test-record-any-scopes")).run(module)
+    assert [scope for scope, _ in _ScopeRecorder.runs] == [inner, outer, sibling, f, h, module]

@@ -157,7 +157,8 @@ def _run(text: str, pipeline: str = "inline") -> Operation:
 
 
 @settings(max_examples=60, deadline=None)
-@given(call_graphs(), st.sampled_from(["inline", "inline{keep-wrappers}"]), st.data())
+@given(call_graphs(), st.sampled_from(["inline", "inline{keep-wrappers}",
+                                       "inline{keep-wrappers},func.func(affine-graybox-hoist)"]), st.data())
 def test_inlining_generated_call_graphs_keeps_results_and_memory(graph: tuple[str, set[str]], pipeline: str,
                                                                   data: st.DataObject) -> None:
     text, public = graph
