@@ -10,8 +10,9 @@ first, so that a loop emptied by its inner loops' removal is itself removed in t
   becomes the index constant lb, the iter_args their inits, the results the yielded values
   (MLIR does this in `promoteIfSingleIteration`; its canonicalizer only folds zero-trip loops:
   a departure the issue asks for);
-* a loop whose body is only its `affine.yield` of its own iter_args in order computes its inits
-  whatever its trip count (affine loops always terminate): erased, results := inits;
+* a loop whose body is only its `affine.yield` is erased (affine loops always terminate) when
+  each result is known: the init of an iter_arg yielded in its own place (whatever the trip
+  count), or a value from outside the loop when the loop runs at least once;
 * an `affine.if` whose condition is decided (a constraint that is a false constant: else branch;
   every constraint a true constant: then branch) is replaced by the branch's ops, results by the
   values the branch yields (an absent else yields nothing, so such an if has no results);
@@ -80,12 +81,16 @@ def _simplify_for(op: Operation) -> int:
     body = op.regions[0].blocks[0]
     inits = _inits(op)
     trips = trip_count(op)
-    yielded = list(body.terminator.operands) if body.terminator is not None else []
-    passthrough = len(body) == 1 and yielded == list(body.args[1:])
-    if trips == 0 or passthrough:
+    if trips == 0:
         op.replace_all_uses_with(inits)
         op.erase()
         return 1
+    if len(body) == 1:  # only the yield: each result is its init or a value from outside
+        outcome = _empty_body_results(body, inits, trips)
+        if outcome is not None:
+            op.replace_all_uses_with(outcome)
+            op.erase()
+            return 1
     if trips == 1:
         lb = constant_bound(op.attr("lowerBoundMap").value, op.operands[:op.attr("operandSegmentSizes").values[0]],
                             True)
@@ -95,6 +100,21 @@ def _simplify_for(op: Operation) -> int:
         op.erase()
         return 1
     return 0
+
+
+def _empty_body_results(body: Block, inits: list[Value], trips: int | None) -> list[Value] | None:
+    """The results of a loop whose body only yields: the init of an iter_arg yielded unchanged in
+    its own place, or a value defined outside the loop when the loop runs at least once; None
+    when some result depends on the trip count."""
+    out = []
+    for k, value in enumerate(body.terminator.operands):  # type: ignore[union-attr]
+        if value is body.args[k + 1]:
+            out.append(inits[k])
+        elif trips is not None and trips >= 1 and value.parent_block is not body:  # no op but the yield inside
+            out.append(value)
+        else:
+            return None
+    return out
 
 
 def _decided(iset: AF.IntegerSet) -> bool | None:

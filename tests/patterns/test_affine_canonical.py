@@ -451,3 +451,28 @@ def test_min_max_merge_keeps_the_value(data) -> None:
     after = parse(text)
     canonicalize_affine_maps(after)
     _check(data, text, after)
+
+
+def test_loop_with_only_a_yield() -> None:
+    """Results known without running the body: an iter_arg yielded in its own place is its init
+    (any trip count), a value from outside is itself once the loop runs (4 trips); a value from
+    outside after an unknown trip count (0 to %n) stays a loop."""
+    text = f"""
+func.func @f(%m: {MEM}, %x: index, %y: index, %n: index) -> (index, index, index, index) {{
+  %a = affine.for %i = 0 to 4 iter_args(%s = %x) -> (index) {{
+    affine.yield %y : index
+  }}
+  %b = affine.for %i = 0 to %n iter_args(%s = %x) -> (index) {{
+    affine.yield %y : index
+  }}
+  %c:2 = affine.for %i = 0 to %n iter_args(%s = %x, %t = %y) -> (index, index) {{
+    affine.yield %s, %t : index, index
+  }}
+  return %a, %b, %c#0, %c#1 : index, index, index, index
+}}"""
+    out = _canonical(text)
+    assert out.count("affine.for") == 1 and "return %arg2, %0, %arg1, %arg2" in out, out
+    before, after = parse(text), parse(out)
+    for n in (-2, 0, 3):
+        ints = [np.asarray(v, np.int64) for v in (5, 7, n)]
+        assert check_agreement(before, after, [MemRef(np.zeros(16, np.int64)), *ints], True, None)
