@@ -13,10 +13,10 @@ What the body becomes depends on where the call is:
   becoming a branch to the continuation block whose arguments are the results).
   The callee's top-level values land at the top level of the caller's scope, where
   they are symbols as they were in the callee, so nothing affine is lost.
-* **Nested in an op** (an `affine.for`/`affine.if`/`affine.parallel` body, or any other
-  region), with a callee that has affine ops: a symbol of the callee (its arguments,
-  its top-level values) would stop being one (loop-local values are not symbols of
-  the function's scope).  As the RFC proposes ("the inliner can simply inline functions
+* **Nested in affine code** (an `affine.for`/`affine.if`/`affine.parallel` of the
+  call's scope), or nested in any op with a callee that has affine ops: a symbol of
+  the callee (its arguments, its top-level values) could stop being one (loop-local
+  values are not symbols of the function's scope).  As the RFC proposes ("the inliner can simply inline functions
   by putting the callee inside an affine graybox"), the body is wrapped in an
   `affine.graybox` instead (the note's §1.4 rule): the call's memref operands,
   deduplicated, become the graybox's operands and its region's arguments replace the
@@ -24,15 +24,16 @@ What the body becomes depends on where the call is:
   directly (a graybox captures non-memrefs implicitly, and values from above are
   symbols inside it); `return` stays the terminator and the graybox's results
   replace the call's.  Memrefs the callee allocates stay inside.  Multi-block
-  callees are fine (a graybox may hold a CFG).  The wrapper is always valid IR:
-  the callee's symbols are either at the graybox's top level or dominate it.
+  callees are fine (a graybox may hold a CFG).  The wrapper is valid IR, as the note
+  says, because the callee's symbols are either at the graybox's top level or dominate
+  it — with the one exception refused below, which the note does not mention.
   Graybox elimination then removes the wrappers whose bodies are affine-valid in
   the caller's scope (see "Wrappers" below), which is upstream's
   `remainsLegalAfterInline` check with a fallback instead of a refusal.
-* **Nested, callee without affine ops**: spliced in place when it has one block
-  (nothing affine can break); a multi-block callee there is not inlined, as MLIR
-  refuses to inline a CFG into a single-block region — unless the call is inside
-  affine code, where the graybox wrapper holds the CFG.
+* **Nested elsewhere** (outside affine code, e.g. in a `tf_executor.island`), callee
+  without affine ops: spliced in place when it has one block (nothing affine can
+  break); a multi-block callee is not inlined there, as MLIR refuses to inline a CFG
+  into a single-block region.
 
 Refused, as in MLIR: calls into the caller's own call-graph SCC (recursion, direct
 or mutual), calls marked `no_inline`, calls to declarations, calls whose operand or
@@ -47,7 +48,10 @@ reverse topological order, Tarjan's algorithm, iterative), each once, and only t
 calls a function had when its turn came are inlined: a callee has already received
 its own inlinable callees, and a call copied in from a callee (one into a recursive
 SCC) is not inlined again, so inlining terminates.  Work is linear in the size of
-the module plus the size of the inlined copies; symbol tables are built once.
+the module plus the size of the inlined copies: symbol tables are built once, one walk
+gives every call its symbol table and scope facts (no climb to the ancestors per call),
+a function's calls are inlined last first (a block split moves only the ops up to the
+next, already inlined, call), and the replaced calls are erased together.
 
 Wrappers: graybox elimination (`rewrite/structural/graybox.py`, the note's E1/E2 with
 symbol-to-dim demotion) runs on the wrappers each function received, right after that
