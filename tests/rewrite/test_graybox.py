@@ -252,7 +252,7 @@ def test_cases_are_rewritten() -> None:
         assert len(grayboxes) == 1
         outer = grayboxes[0].parent_op  # right inside the outermost loop, the loop below it inside
         assert outer.name == "affine.for" and outer.parent_op.name == "func.func"
-        assert grayboxes[0].regions[0].blocks[0].first.name == "affine.for"
+        assert grayboxes[0].regions[0].blocks[0].first.name in ("affine.for", "affine.parallel")
     folded = _run(SOUND_CASES["cast_fold"], "builtin.module(func.func(canonicalize{enable-patterns=graybox-cast-fold}))")
     assert "(%arg0) : (memref<16xf32>)" in folded
 
