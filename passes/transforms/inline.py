@@ -26,7 +26,7 @@ What the body becomes depends on where the call is:
   replace the call's.  Memrefs the callee allocates stay inside.  Multi-block
   callees are fine (a graybox may hold a CFG).  The wrapper is valid IR, as the note
   says, because the callee's symbols are either at the graybox's top level or dominate
-  it — with the one exception refused below, which the note does not mention.
+  it — once a `memref.dim` operand is rebuilt inside (below), a case the note misses.
   Graybox elimination then removes the wrappers whose bodies are affine-valid in
   the caller's scope (see "Wrappers" below), which is upstream's
   `remainsLegalAfterInline` check with a fallback instead of a refusal.
@@ -37,11 +37,13 @@ What the body becomes depends on where the call is:
 
 Refused, as in MLIR: calls into the caller's own call-graph SCC (recursion, direct
 or mutual), calls marked `no_inline`, calls to declarations, calls whose operand or
-result types differ from the callee's signature.  One value quirk refuses too: a
-call operand bound to an index parameter that is no symbol at the inlined body's
-place (mirroring MLIR's `isValidSymbol`, a `memref.dim` of a loop-local memref is
-not a symbol inside a graybox even though it dominates it), since the callee may
-use the parameter as a symbol.
+result types differ from the callee's signature.  One value quirk needs care: a call
+operand bound to an index parameter may be no symbol at the inlined body's place
+although it dominates it (mirroring MLIR's `isValidSymbol`, a `memref.dim` of a
+loop-local memref is not a symbol inside a graybox), and the callee may use the
+parameter as a symbol.  In a wrapper, such a `dim` is rebuilt at the graybox's top
+level from its captured memref (a symbol there: the note's "always verifier-legal"
+holds); any other such operand, or one at a scope's top level, refuses the call.
 
 Order: functions are processed callees first (the SCCs of the call graph in
 reverse topological order, Tarjan's algorithm, iterative), each once, and only the
@@ -393,17 +395,43 @@ def _wrap(call: Operation, callee: Operation, has_affine: bool, dead: list[Opera
     graybox = Operation.create(GRAYBOX, [], call.result_types, regions=1, loc=call.loc)
     call.parent.insert_before(call, graybox)  # type: ignore[union-attr]
     region = graybox.regions[0]
-    if has_affine and not _symbols_ok(call, callee, region):
+    dims = _dims_to_rebuild(call, callee, region) if has_affine else {}
+    if dims is None:
         graybox.erase()
         return None
-    memrefs = list(dict.fromkeys(v for v in call.operands if _is_memref(v.type)))
+    memrefs = list(dict.fromkeys([*(v for v in call.operands if _is_memref(v.type)),
+                                  *(dim.operands[0] for dim in dims.values())]))
     graybox.set_operands(memrefs)
     entry = _clone_body(callee, region)
-    region_args = {m: entry.add_argument(m.type, call.loc) for m in memrefs}
-    _bind_entry_args(entry, [region_args.get(v, v) for v in call.operands])
+    inside: dict[Value, Value] = {m: entry.add_argument(m.type, call.loc) for m in memrefs}
+    for value, dim in dims.items():
+        rebuilt = Operation.create("memref.dim", [inside[dim.operands[0]], dim.operands[1]], [T.index],
+                                   loc=dim.loc)
+        entry.prepend(rebuilt)
+        inside[value] = rebuilt.results[0]
+    _bind_entry_args(entry, [inside.get(v, v) for v in call.operands])
     call.replace_all_uses_with(graybox)
     dead.append(call.detach())
     return graybox
+
+
+def _dims_to_rebuild(call: Operation, callee: Operation, region: Region) -> dict[Value, Operation] | None:
+    """The call operands bound to used index parameters that are no symbol inside the
+    graybox `region`, each a `memref.dim` to rebuild at the graybox's top level (its memref
+    then captured too, so the rebuilt dim is a symbol there); None when one is another
+    kind of value (refused).  MLIR's `isValidSymbol` takes a `dim` for a symbol only when
+    its memref is a top-level value or sized by symbols: a `dim` of a loop-local memref
+    (a call's result) dominates the graybox but is no symbol in it."""
+    entry = _body(callee).blocks[0]  # type: ignore[union-attr]
+    dims: dict[Value, Operation] = {}
+    for a, v in zip(entry.args, call.operands):
+        if a.type is not T.index or not a.uses or is_valid_symbol(v, region):
+            continue
+        definer = v.owner_op
+        if definer is None or definer.name != "memref.dim" or not is_valid_symbol(definer.operands[1], region):
+            return None
+        dims[v] = definer
+    return dims
 
 
 @register_pass

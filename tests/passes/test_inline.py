@@ -215,27 +215,13 @@ func.func private @odd(%n: index) -> index {{
   return %r : index
 }}
 func.func private @ext(%x: f32) -> f32
-func.func private @make(%i: index) -> memref<?xf32>
 func.func private @kept(%x: f32) -> f32 {{
   return %x : f32
-}}
-func.func private @bound(%A: {M}, %n: index) {{
-  %c = arith.constant 1.0 : f32
-  affine.for %k = 0 to %n {{
-    affine.store %c, %A[%k] : {M}
-  }}
-  return
 }}
 func.func @caller(%A: {M}, %x: f32, %n: index) -> f32 {{
   %e = func.call @even(%n) : (index) -> index
   %y = func.call @ext(%x) : (f32) -> f32
   %z = func.call @kept(%y) {{no_inline}} : (f32) -> f32
-  affine.for %i = 0 to 8 {{
-    %M = func.call @make(%i) : (index) -> memref<?xf32>
-    %c0 = arith.constant 0 : index
-    %d = memref.dim %M, %c0 : memref<?xf32>
-    func.call @bound(%A, %d) : ({M}, index) -> ()
-  }}
   return %z : f32
 }}
 """
@@ -253,13 +239,45 @@ def test_refused_calls_stay(callee: str, reason: str) -> None:
     assert callee in _funcs(after)
 
 
-def test_refused_when_an_index_operand_is_no_symbol_inside_the_wrapper() -> None:
+DIM_OPERAND = f"""
+func.func private @make(%n: index) -> memref<?xf32> {{
+  %m = memref.alloc(%n) : memref<?xf32>
+  return %m : memref<?xf32>
+}}
+func.func private @fill(%A: {M}, %n: index, %f: f32) {{
+  affine.for %k = 0 to %n {{
+    affine.store %f, %A[%k] : {M}
+  }}
+  return
+}}
+func.func @caller(%A: {M}, %f: f32) {{
+  affine.for %i = 0 to 8 {{
+    %L = func.call @make(%i) {{no_inline}} : (index) -> memref<?xf32>
+    %c0 = arith.constant 0 : index
+    %d = memref.dim %L, %c0 : memref<?xf32>
+    func.call @fill(%A, %d, %f) : ({M}, index, f32) -> ()
+    memref.dealloc %L : memref<?xf32>
+  }}
+  return
+}}
+"""
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_a_dim_operand_that_is_no_symbol_inside_is_rebuilt_in_the_wrapper(data: st.DataObject) -> None:
     """`memref.dim` of a loop-local memref (a call's result) dominates the graybox but is no
-    symbol in it (MLIR's isValidSymbol quirk, mirrored): @bound, which uses it as a loop
-    bound, stays."""
-    after = _run(REFUSED)
-    calls = {op.attr("callee").root for op in after.walk() if op.name == "func.call"}  # type: ignore[union-attr]
-    assert "bound" in calls and "bound" in _funcs(after)
+    symbol in it (MLIR's isValidSymbol, mirrored), and @fill uses it as a loop bound: the
+    wrapper captures the memref and takes the dim of its region argument, at its top level."""
+    before = parse(DIM_OPERAND)
+    after = _run(DIM_OPERAND)
+    graybox = next(op for op in after.walk() if op.name == "affine.graybox")
+    first = graybox.regions[0].blocks[0].first
+    assert len(graybox.operands) == 2 and first.name == "memref.dim"  # type: ignore[union-attr]
+    assert first.operands[0] is graybox.regions[0].blocks[0].args[1]  # type: ignore[union-attr]
+    assert "fill" not in _funcs(after)
+    inputs = data.draw(values_for_types(argument_types(before, "caller"), True))
+    assert check_agreement(before, after, inputs, True, None, "caller")
 
 
 def test_mutual_recursion_is_inlined_at_most_once_per_original_call() -> None:
