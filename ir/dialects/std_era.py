@@ -90,17 +90,20 @@ def _print_2019_view(pr: FormPrinter, op: Operation) -> None:
 _FORM_2019 = CustomForm(_parse_2019_view, _print_2019_view)
 
 STD_VIEW = OpDef("std.view", summary="2019 view of a byte buffer as a strided memref",
-                 operands=[("source", C.AnyMemRef), ("offset", Variadic(C.Index)), ("sizes", Variadic(C.Index))],
+                 operands=[("source", C.AnyMemRef), ("offset", Variadic(C.Index)),
+                           ("sizes", Variadic(C.Index))],
                  results=[("result", C.AnyMemRef)], traits=(Traits.Pure, Traits.AttrSizedOperandSegments),
                  assembly=_FORM_2019, verify=check_view, result_names=["view"])
 STD_SUBVIEW = OpDef("std.subview", summary="2019 strided subview of a memref",
-                    operands=[("source", C.AnyMemRef), ("offsets", Variadic(C.Index)), ("sizes", Variadic(C.Index)),
-                              ("strides", Variadic(C.Index))],
+                    operands=[("source", C.AnyMemRef), ("offsets", Variadic(C.Index)),
+                              ("sizes", Variadic(C.Index)), ("strides", Variadic(C.Index))],
                     results=[("result", C.AnyMemRef)], traits=(Traits.Pure, Traits.AttrSizedOperandSegments),
                     assembly=_FORM_2019, verify=check_subview, result_names=["subview"])
 
-REGISTRY.dialect("std", summary="2019's standard ops that have no counterpart today (view, subview); "
-                                "the others read as today's arith/func/memref/cf ops.").add(STD_VIEW, STD_SUBVIEW)
+STD = REGISTRY.dialect("std", summary="2019's standard ops with no counterpart here (view, subview, "
+                                      "extract_element, splat, dma_start, dma_wait); the others read as "
+                                      "today's arith/func/memref/cf ops.")
+STD.add(STD_VIEW, STD_SUBVIEW)
 REGISTRY.legacy_names["view"] = "std.view"
 REGISTRY.legacy_names["subview"] = "std.subview"
 
@@ -146,7 +149,8 @@ def _verify_extract_element(op: Operation) -> None:
     aggregate = op.operands[0].type
     if op.results[0].type is not aggregate.element_type:  # type: ignore[attr-defined]
         raise op_error(op, "result type must match element type of aggregate")
-    if aggregate.shape is not None and len(aggregate.shape) != len(op.operands) - 1:  # type: ignore[attr-defined]
+    shape = aggregate.shape  # type: ignore[attr-defined]
+    if shape is not None and len(shape) != len(op.operands) - 1:
         raise op_error(op, "incorrect number of indices for extract_element")
 
 
@@ -294,6 +298,6 @@ STD_DMA_WAIT = OpDef("std.dma_wait", summary="2019 wait for a DMA's tag",
                      operands=[("operands", Variadic(C.AnyType))], traits=_DMA_EFFECTS,
                      assembly=CustomForm(_parse_dma_wait, _print_dma_wait))
 
-REGISTRY.dialect("std").add(STD_EXTRACT_ELEMENT, STD_SPLAT, STD_DMA_START, STD_DMA_WAIT)
+STD.add(STD_EXTRACT_ELEMENT, STD_SPLAT, STD_DMA_START, STD_DMA_WAIT)
 for _name in ("extract_element", "splat", "dma_start", "dma_wait"):
     REGISTRY.legacy_names[_name] = f"std.{_name}"

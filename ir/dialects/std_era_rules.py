@@ -151,7 +151,8 @@ def _check_cmpi(op: Operation) -> None:
         raise op_error(op, "requires attribute 'predicate'")
     cases = ", ".join(str(i) for i in range(10))
     if not isinstance(pred, A.IntegerAttr) or pred.type is not T.i64 or not 0 <= pred.value < 10:
-        raise op_error(op, f"attribute 'predicate' failed to satisfy constraint: allowed 64-bit integer cases: {cases}")
+        raise op_error(op, "attribute 'predicate' failed to satisfy constraint: "
+                           f"allowed 64-bit integer cases: {cases}")
     _check_constraints(op, _INTEGER_LIKE, _BOOL_LIKE)
 
 
@@ -215,7 +216,8 @@ def check_view(op: Operation) -> None:
         raise op_error(op, f"operand #0 must be 1D memref of 8-bit integer values, but got '{base}'")
     if not isinstance(view, T.MemRefType):
         return
-    if base.layout is not None and not (isinstance(base.layout, A.AffineMapAttr) and base.layout.value.is_identity()):
+    layout = base.layout
+    if layout is not None and not (isinstance(layout, A.AffineMapAttr) and layout.value.is_identity()):
         raise _error(op, f"unsupported map for base memref '{base}'")
     if not same_memory_space(base, view):
         raise _error(op, f"different memory spaces specified for base memref type '{base}' "
