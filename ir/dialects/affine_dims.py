@@ -107,14 +107,14 @@ def _dim_op_valid_symbol(op: Operation, region: Region | None) -> bool:
         _memref_size_valid_symbol(definer, index, region)
 
 
-def _dominates_scope_op(value: Value, region: Region | None) -> bool:
-    """Rule for values from outside a non-isolated scope (a graybox): valid
-    if valid as a symbol in the region around the scope op."""
+def _region_around_scope(region: Region | None) -> Region | None:
+    """For the rule on values from outside a non-isolated scope (a graybox): the
+    region around the scope op, where such a value must be a symbol; None when
+    the scope is isolated from above or the top is reached."""
     scope_op = region.parent if region is not None else None
     if scope_op is None or _has(scope_op, Traits.IsolatedFromAbove):
-        return False
-    outer = scope_op.parent_region
-    return outer is not None and is_valid_symbol(value, outer)
+        return None
+    return scope_op.parent_region
 
 
 def is_symbol_where_defined(value: Value) -> bool:
@@ -140,21 +140,25 @@ def is_dim_where_defined(value: Value) -> bool:
 
 def is_valid_symbol(value: Value, region: Region | None) -> bool:
     """May `value` be bound to a symbol of an affine op whose scope is
-    `region` (None: the op is in no affine scope)?"""
+    `region` (None: the op is in no affine scope)?  MLIR's rules, with its
+    recursion into the region around a non-isolated scope written as a loop
+    (one step per enclosing op: no Python recursion per nesting level)."""
     if value.type is not T.index:
         return False
-    if region is not None and is_top_level_value(value, region):
-        return True
     definer = value.owner_op
-    if definer is None:
-        return _dominates_scope_op(value, region)
-    if _has(definer, Traits.ConstantLike):
-        return True
-    if definer.name == "affine.apply":
-        return _apply_operands_ok(definer, region, dim=False)
-    if definer.name == "memref.dim":
-        return _dim_op_valid_symbol(definer, region)
-    return _dominates_scope_op(value, region)
+    while True:
+        if region is not None and is_top_level_value(value, region):
+            return True
+        if definer is not None:
+            if _has(definer, Traits.ConstantLike):
+                return True
+            if definer.name == "affine.apply":
+                return _apply_operands_ok(definer, region, dim=False)
+            if definer.name == "memref.dim":
+                return _dim_op_valid_symbol(definer, region)
+        region = _region_around_scope(region)
+        if region is None:
+            return False
 
 
 def is_valid_dim(value: Value, region: Region | None) -> bool:
