@@ -450,3 +450,13 @@ def test_2019_dim_index_is_an_index_attribute():
     rc, _, err = run_opt("func @f(%m: memref<4xf32>) {\n  %c = dim %m, 18446744073709551615 : memref<4xf32>\n"
                          "  return\n}\n")
     assert rc != 0 and "<stdin>:2:16:" in err and "integer constant out of range for attribute" in err
+
+
+def test_2019_rules_apply_per_split_chunk():
+    """Under --split-input-file each chunk is judged by its own syntax."""
+    text = ("func @f(%x: index) {\n  %r = sexti %x : index to i64\n  return\n}\n"
+            "// -----\n"
+            "func.func @g(%x: i8) {\n  %r = arith.extsi %x : i8 to i64\n  return\n}\n")
+    rc, out, err = run_opt(text, "--split-input-file")
+    assert rc != 0 and "'index' is not a valid operand type" in err
+    assert "func.func @g" in out and err.count("error:") == 1
