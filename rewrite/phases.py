@@ -33,7 +33,7 @@ from egraft.patterns.fold_limits import fold_limits
 from egraft.patterns.rule import Rule
 from egraft.patterns.rule_sets import Declaration
 
-from egraft.rewrite.engine.saturate import Budget
+from egraft.rewrite.engine.saturate import Budget, RuleStats, SaturationReport
 from egraft.rewrite.greedy.driver import GreedyConfig, GreedyReport, apply_rules_greedily
 from egraft.rewrite.rules.compile import compile_rules, ops_present, rules_for
 from egraft.rewrite.structural import STEPS, StructuralStep
@@ -60,6 +60,111 @@ class PhasesReport:
     def structural_summary(self) -> str:
         """`; step: n` for each structural step that rewrote something."""
         return "".join(f"; {name}: {n}" for name, n in self.structural.items() if n)
+
+    def rule_rows(self, declared: Declaration) -> list[dict]:
+        """Per-rule statistics of both drivers and why each rule of ``declared`` that
+        rewrote nothing did not (see :func:`rule_rows`)."""
+        sat = self.round_trip.report if self.round_trip is not None else None
+        return rule_rows(declared, sat, self.greedy, self.not_on_egraph, on_egraph=self.round_trip is not None)
+
+
+def egraph_rule_stats(report: SaturationReport) -> dict[str, RuleStats]:
+    """The saturation report's egglog rules folded into the rules they were compiled from.
+
+    rewrite/rules/compile.py names an egglog rule after its rule: ``name``, ``name#i`` per
+    choice of an ``Either``, and for a staged rule (one that asks oracles) ``name=match`` for
+    the join of its source pattern and ``name?i`` for its requests. A rule's matches are its
+    source pattern's (the join's, when staged), its applications the rewrite's; the times and
+    e-nodes of all its parts add up. The engine's own helper rules (``...@ruleset``) are no
+    rule's and are left out."""
+    out: dict[str, RuleStats] = {}
+    staged = {name.partition("=match")[0] for name in report.rules if name.endswith("=match")}
+    for name, stats in report.rules.items():
+        if "@" in name:
+            continue
+        base = name.partition("=match")[0].partition("?")[0].partition("#")[0]
+        row = out.setdefault(base, RuleStats())
+        part = name[len(base):]
+        if part.startswith("=match") or not (part.startswith("?") or base in staged):
+            row.matches += stats.matches
+        if not part.startswith(("=match", "?")):
+            row.applications += stats.applications
+        row.enodes_added += stats.enodes_added
+        row.seconds += stats.seconds
+        row.steps += stats.steps
+        row.alone += stats.alone
+    return out
+
+
+def rule_rows(declared: Declaration, saturation: SaturationReport | None, greedy: GreedyReport | None,
+              not_on_egraph: dict[str, str], on_egraph: bool = True) -> list[dict]:
+    """One JSON-ready row per rule of ``declared``, in declaration order: what it did on the
+    e-graph (``egraph``: matches, applications, e-nodes added and seconds, both shared among the
+    rules of a step unless ``exact``: saturate.RuleStats; e-nodes are a net change, negative
+    when the classes a rule merged held congruent e-nodes) and on the greedy driver (``greedy``:
+    matches, applications, ops added, seconds), and, for a rule that rewrote nothing, why:
+    ``idle`` is "no match" (it ran and matched nothing it could rewrite), "ops absent" (an
+    op of its source pattern does not occur, so it was not tried), or why the e-graph could
+    not hold it (and the greedy driver did not run it)."""
+    egraph = egraph_rule_stats(saturation) if saturation is not None else {}
+    rows = []
+    for rule in declared.rules:
+        row: dict = {"name": rule.name}
+        sat = egraph.get(rule.name)
+        if sat is not None:
+            row["egraph"] = {"matches": sat.matches, "applications": sat.applications,
+                             "enodes_added": round(sat.enodes_added, 1), "seconds": sat.seconds,
+                             "exact": sat.steps == sat.alone}
+        run = greedy.rules.get(rule.name) if greedy is not None else None
+        if run is not None:
+            row["greedy"] = attrs.asdict(run)
+        if not (sat is not None and sat.applications or run is not None and run.applications):
+            if sat is not None or run is not None:
+                row["idle"] = "no match"
+            elif on_egraph and rule.name in not_on_egraph:
+                row["idle"] = not_on_egraph[rule.name]
+            else:
+                row["idle"] = "ops absent"
+        rows.append(row)
+    return rows
+
+
+def fired_lines(rows: list[dict]) -> list[str]:
+    """Report lines for the rows of :func:`rule_rows` that rewrote something, most applications first."""
+    def applied(row: dict) -> int:
+        return sum(row[d]["applications"] for d in ("egraph", "greedy") if d in row)
+
+    lines = []
+    for row in sorted((r for r in rows if "idle" not in r), key=lambda r: (-applied(r), r["name"])):
+        parts = []
+        if "egraph" in row:
+            e = row["egraph"]
+            parts.append(f"{e['applications']} applied, {e['matches']} match(es), "
+                         f"{e['enodes_added']:+g} e-node(s){'' if e['exact'] else ' (shared)'}, "
+                         f"{e['seconds'] * 1000:.1f} ms")
+        if "greedy" in row:
+            g = row["greedy"]
+            parts.append(f"greedy {g['applications']} rewrite(s), {g['matches']} match(es), "
+                         f"{g['ops_added']} op(s) added, {g['seconds'] * 1000:.1f} ms")
+        lines.append(f"  {row['name']}: {'; '.join(parts)}")
+    return lines
+
+
+#: Rules named in the "never fired" line of a report; the JSON report names them all.
+IDLE_NAMES_SHOWN = 12
+
+
+def idle_lines(rows: list[dict]) -> list[str]:
+    """The "never fired" line for the rows of :func:`rule_rows` (none if every rule fired):
+    the rules that ran and matched nothing by name, the others counted."""
+    tried = [r["name"] for r in rows if r.get("idle") == "no match"]
+    untried = sum(1 for r in rows if r.get("idle", "no match") != "no match")
+    if not tried and not untried:
+        return []
+    shown = ", ".join(tried[:IDLE_NAMES_SHOWN]) + (f", ... ({len(tried) - IDLE_NAMES_SHOWN} more)"
+                                                   if len(tried) > IDLE_NAMES_SHOWN else "")
+    return [f"  never fired: {len(tried) + untried} rule(s)" + (f"; matched nothing: {shown}" if tried else "")
+            + (f"; not tried (ops absent, or not on this driver): {untried}" if untried else "")]
 
 
 def _steps(names: Iterable[str]) -> tuple[StructuralStep, ...]:

@@ -7,7 +7,6 @@ steps are `canonicalize`'s business), and the pass reports what saturation did.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -20,6 +19,7 @@ from egraft.ir import Diagnostic, Operation
 from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                      fold_element_limit_option, stop_text)
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.transforms.report_options import emit_report, op_label, report_option
 
 if TYPE_CHECKING:
     from egraft.rewrite.lower_pipeline import RoundTrip
@@ -41,7 +41,7 @@ class EqSat(Pass):
     timeout: float = option(DEFAULT_TIMEOUT, "Wall seconds for the round trip, extraction and write-back "
                             "included; what saturation found by then is written back (0: no limit)", min=0)
     fold_element_limit: int = fold_element_limit_option()
-    report: str = option("", "Saturation report: '-' as a remark, or a path to write it as JSON")
+    report: str = report_option()
     dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
@@ -49,7 +49,7 @@ class EqSat(Pass):
         from egraft.patterns import declaration  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.patterns.fold_limits import fold_limits
         from egraft.rewrite.dot import ir_dot
-        from egraft.rewrite.phases import run_egraph_rules
+        from egraft.rewrite.phases import fired_lines, idle_lines, rule_rows, run_egraph_rules
 
         try:
             declared = declaration(r for r in self.rules if r != "none")
@@ -61,13 +61,14 @@ class EqSat(Pass):
                                                                     self.timeout, started))
         if self.dump_egraph and result.written:
             self.dump(op, before, result)
+        if self.report.lower() in ("", "false", "0"):
+            return
         summary = self.summary(result, skipped, stop_text(result, self.max_iterations, self.max_enodes,
                                                            self.timeout), limits.summary())
-        if self.report == "-":
-            ctx.emit(Diagnostic("remark", summary["text"], op.loc))
-        elif self.report:
-            with open(self.report, "w", encoding="utf-8") as f:
-                json.dump(summary, f, indent=2)
+        rows = rule_rows(declared, result.report, None, skipped)
+        summary.update({"pass": self.NAME, "op": op_label(op), "rules": rows})
+        text = "\n".join([summary["text"], *fired_lines(rows), *idle_lines(rows)])
+        emit_report(self.report, text, summary, op, ctx)
 
     def dump(self, op: Operation, before: str, result: RoundTrip) -> None:
         from egraft.rewrite.dot import egraph_dot, ir_dot

@@ -74,12 +74,38 @@ class Budget:
 
 
 @dataclass
+class RuleStats:
+    """What one egglog rule did in a :func:`saturate` call.
+
+    ``matches`` are the matches egglog's search found (those of a rule the back-off
+    scheduler banned included), ``applications`` the matches whose actions ran. egglog 13.2
+    counts both per rule, but its per-rule times come back zero and it counts no e-nodes per
+    rule, so those two are measured per step (one egglog call) and shared among the rules that
+    found matches in it: the step's wall time in proportion to the matches each found, the
+    e-nodes the step added in proportion to the applications. ``steps`` counts the steps in
+    which the rule found matches, ``alone`` those in which no other rule did: where they are
+    equal, ``seconds`` and ``enodes_added`` are the rule's own, not a share. E-nodes are
+    counted net: a union that makes two e-nodes congruent leaves one, so a rule that only
+    merges classes (x * 1 → x) can have a negative count.
+    """
+
+    matches: int = 0
+    applications: int = 0
+    enodes_added: float = 0.0
+    seconds: float = 0.0
+    steps: int = 0
+    alone: int = 0
+
+
+@dataclass
 class SaturationReport:
     """What a :func:`saturate` call did and why it stopped.
 
     ``saturated`` means every phase has run a step that changed nothing and banned
     no rule, with no change anywhere since: every rule was tried and found nothing new. ``matches`` counts applied matches per
-    rule name; ``banned`` names rules the back-off scheduler skipped at least once.
+    rule name; ``banned`` names rules the back-off scheduler skipped at least once;
+    ``rules`` holds every egglog rule of the e-graph's rulesets (those that never fired with
+    zero counts) with its :class:`RuleStats`.
     """
 
     stop: StopReason = "rounds"
@@ -90,6 +116,7 @@ class SaturationReport:
     matches: Counter[str] = field(default_factory=Counter)
     banned: set[str] = field(default_factory=set)
     enode_trace: list[int] = field(default_factory=list)
+    rules: dict[str, RuleStats] = field(default_factory=dict)
 
     @property
     def saturated(self) -> bool:
@@ -105,12 +132,14 @@ def phased(simplify: str, expand: str, rounds: int = 6, match_limit: int = 20_00
 class _Driver:
     def __init__(self, eg: EGraph, budget: Budget, between: Between | None = None) -> None:
         self.eg, self.budget, self.between = eg, budget, between
-        self.report = SaturationReport()
+        self.report = SaturationReport(rules={name: RuleStats() for names_ in eg.rulesets.values()
+                                              for name in names_})
         self.start = time.perf_counter()
         self.last_step: dict[int, float] = {}  # phase -> seconds its last step took: the next one's estimate
         self.combined: dict[tuple[str, ...], str] = {}
         self.shifts: dict[int, int] = {}  # phase index -> times its rules were banned
         self.quiet: set[int] = set()
+        self.before = 0  # e-nodes when the next step starts, what oracles added since the last one included
 
     def ruleset_for(self, rulesets: tuple[str, ...]) -> str:
         """egglog name of the union of ``rulesets`` (declared once, as a combined ruleset)."""
@@ -145,23 +174,42 @@ class _Driver:
         (out,) = self.eg.run_commands([f"(run-schedule {sched})"])
         run = out.report  # type: ignore[attr-defined]
         applied = run.num_matches_per_rule
-        searched = {name for it in run.iterations
-                    for name, reps in it.rule_set_report.rule_reports.items()
-                    if any(rep.num_matches for rep in reps)}
-        banned = searched - applied.keys()
+        found: Counter[str] = Counter()
+        for it in run.iterations:
+            for name, reps in it.rule_set_report.rule_reports.items():
+                found[name] += sum(rep.num_matches for rep in reps)
+        banned = {name for name, n in found.items() if n} - applied.keys()
         if banned:
             self.shifts[index] = self.shifts.get(index, 0) + 1
             self.report.banned.update(banned)
         self.report.iterations += len(run.iterations)
         self.report.matches.update(applied)
         sizes = self.eg.table_sizes()
-        self.report.enodes = self.eg.enode_count(sizes)
+        before, self.report.enodes = self.before, self.eg.enode_count(sizes)
         self.report.enode_trace.append(self.report.enodes)
+        self.last_step[index] = time.perf_counter() - began
+        self.share(found, applied, self.last_step[index], self.report.enodes - before)
         changed = any(it.rule_set_report.changed for it in run.iterations)
+        self.before = self.report.enodes
         if self.between is not None and self.between(sizes):
             changed = True
-        self.last_step[index] = time.perf_counter() - began
+            self.before = self.eg.enode_count()  # what the answers added is no rule's
         return changed, bool(banned)
+
+    def share(self, found: Counter[str], applied: dict[str, int], seconds: float, added: int) -> None:
+        """Add one step's counts to the rules' stats, its time and growth shared (see :class:`RuleStats`)."""
+        stats = self.report.rules
+        matched = {name: n for name, n in found.items() if n}
+        total_found, total_applied = sum(matched.values()), sum(applied.values())
+        for name, n in matched.items():
+            s = stats.setdefault(name, RuleStats())
+            s.matches += n
+            s.applications += applied.get(name, 0)
+            s.steps += 1
+            s.alone += len(matched) == 1
+            s.seconds += seconds * n / total_found
+            if total_applied:
+                s.enodes_added += added * applied.get(name, 0) / total_applied
 
     def over_budget(self, index: int) -> StopReason | None:
         """Why no step of phase ``index`` may start: a budget reached, or a step (as long as
@@ -206,7 +254,7 @@ class _Driver:
                 return None
 
     def run(self, schedule: Schedule) -> SaturationReport:
-        self.report.enodes = self.eg.enode_count()
+        self.report.enodes = self.before = self.eg.enode_count()
         stop: StopReason | None = None
         while stop is None and self.report.rounds < schedule.rounds:
             self.report.rounds += 1

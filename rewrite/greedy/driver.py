@@ -53,8 +53,21 @@ class GreedyConfig:
 
 
 @attrs.define
+class GreedyRuleStats:
+    """What one rule did in a run: matches found at the ops it was tried on, applications
+    (matches whose result was built; a build may refuse), ops its results added, and the wall
+    time spent matching and building it (measured around each try, so exact per rule)."""
+
+    matches: int = 0
+    applications: int = 0
+    ops_added: int = 0
+    seconds: float = 0.0
+
+
+@attrs.define
 class GreedyReport:
-    """What a run did: why it stopped, how often each rule fired, how many scans it took."""
+    """What a run did: why it stopped, how often each rule fired, how many scans it took.
+    ``rules`` holds every rule of the run, those that never fired with zero counts."""
 
     converged: bool = False
     stop: str = ""  # "converged", "max-iterations" or "max-num-rewrites"
@@ -64,6 +77,7 @@ class GreedyReport:
     erased: int = 0
     visited: int = 0
     seconds: float = 0.0
+    rules: dict[str, GreedyRuleStats] = attrs.field(factory=dict)
 
     @property
     def total_rewrites(self) -> int:
@@ -74,7 +88,10 @@ class GreedyReport:
         head = (f"{'converged' if self.converged else 'did not converge'} ({self.stop}) after "
                 f"{self.iterations} iteration(s): {sum(self.rewrites.values())} rewrite(s), {self.folds} fold(s), "
                 f"{self.erased} dead op(s) erased, {self.visited} op visit(s), {self.seconds:.3f}s")
-        lines = [head] + [f"  {n}: {c}" for n, c in sorted(self.rewrites.items(), key=lambda kv: (-kv[1], kv[0]))]
+        fired = sorted(((n, s) for n, s in self.rules.items() if s.applications),
+                       key=lambda ns: (-ns[1].applications, ns[0]))
+        lines = [head] + [f"  {n}: {s.applications} rewrite(s), {s.matches} match(es), {s.ops_added} op(s) added, "
+                          f"{s.seconds * 1000:.1f} ms" for n, s in fired]
         return "\n".join(lines)
 
 
@@ -106,6 +123,7 @@ class GreedyDriver:
         self.config = config
         ordered = sorted(enumerate(rules), key=lambda ir: (-ir[1].benefit, ir[0]))
         self.by_root: dict[str, list[tuple[Rule, Matcher]]] = {}
+        self.names = [r.name for _, r in ordered]
         for _, r in ordered:
             self.by_root.setdefault(r.root.name, []).append((r, Matcher(r)))
 
@@ -122,7 +140,7 @@ class GreedyDriver:
                 gc.enable()
 
     def _run(self, top: Operation) -> GreedyReport:
-        report = GreedyReport()
+        report = GreedyReport(rules={name: GreedyRuleStats() for name in self.names})
         start = time.perf_counter()
         limit = self.config.max_num_rewrites
         report.stop = "max-iterations"
@@ -168,13 +186,17 @@ class GreedyDriver:
     def _rewrite(self, op: Operation, candidates: list[tuple[Rule, Matcher]], worklist: _Worklist,
                  report: GreedyReport) -> bool:
         for rule, matcher in candidates:
+            stats, began = report.rules[rule.name], time.perf_counter()
             for match in matcher.matches(op):
+                stats.matches += 1
                 producers = [v.owner for m in match.ops for v in m.operands if hasattr(v, "owner")
                              and isinstance(v.owner, Operation)]
                 new_ops = apply_match(rule, match)
                 if new_ops is None:
                     continue
                 report.rewrites[rule.name] += 1
+                stats.applications += 1
+                stats.ops_added += len(new_ops)
                 for new in new_ops:
                     worklist.push(new)
                     for r in new.results:
@@ -186,7 +208,9 @@ class GreedyDriver:
                 for p in producers:
                     if p.parent is not None:
                         worklist.push(p)
+                stats.seconds += time.perf_counter() - began
                 return True
+            stats.seconds += time.perf_counter() - began
         return False
 
     def _fold(self, op: Operation, worklist: _Worklist) -> bool:
