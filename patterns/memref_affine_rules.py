@@ -2,10 +2,9 @@
 
 `affine.apply` of constants is the constant its map computes; an identity map
 forwards its operand; a map whose result is a constant ignores its operands.
-An `affine.apply` feeding an `affine.load` index is composed into the load's map
-(greedy-only rules: they build an effectful op); the same for `affine.store` is a
-structural step (`rewrite/structural/affine_store.py`: a rule cannot replace a root
-without results), which the set declares. `affine.min`/`max` of constants fold to their
+An `affine.apply` feeding an `affine.load` or `affine.store` index is composed into the
+access map (rules on both drivers: the rebuilt access takes the original's place on the
+effect chain, docs/encoding.md "Rules that rewrite effects"). `affine.min`/`max` of constants fold to their
 least/greatest result, a one-result min/max is an apply, duplicate and non-extreme constant
 results go; an apply of an apply composes (the rules, fixed-arity, on the e-graph). The set's
 structural steps do what rules cannot: `affine-maps` (`rewrite/structural/affine_maps.py`:
@@ -296,16 +295,15 @@ def _compose_rules(kind: str, n: int, k: int, j: int) -> Rule:
                 op("affine.store", val, mem, result_indices, map=composed), doc=doc)
 
 
-#: Rules that build an `affine.load` (effectful, so the e-graph cannot hold them): greedy-only.
-COMPOSE = [_compose_rules(kind, n, k, j) for kind in ("load",) for n in (1, 2, 3) for k in range(n)
+#: An apply composed into an affine.load or affine.store map (effectful roots, rebuilt in place).
+COMPOSE = [_compose_rules(kind, n, k, j) for kind in ("load", "store") for n in (1, 2, 3) for k in range(n)
            for j in (1, 2, 3)]
 
 #: affine.apply of affine.apply, composed (pure: on the e-graph).
 APPLY_COMPOSE = [_compose_rules("apply", n, k, j) for n in (1, 2, 3) for k in range(n) for j in (1, 2, 3)]
 
-register_rule_set("memref-affine-canonical", [*RULES, *APPLY_COMPOSE],
+register_rule_set("memref-affine-canonical", [*RULES, *APPLY_COMPOSE, *COMPOSE],
                   "affine canonicalization: apply/min/max folding and composition, maps and operands "
                   "canonicalized, decided loops and ifs removed or inlined, memref casts folded into "
                   "graybox operands, unused and duplicate graybox operands dropped",
-                  greedy_rules=COMPOSE, structural=("affine-store-compose", "affine-loops", "affine-maps",
-                                                    "graybox-cast-fold", "graybox-drop-args"))
+                  structural=("affine-loops", "affine-maps", "graybox-cast-fold", "graybox-drop-args"))
