@@ -1,9 +1,9 @@
 """Structural steps: IR rewrites a rule cannot state, done by imperative code on the IR.
 
-A rule replaces the results of a matched op; these steps change what a rule cannot see or
-build: they inline a region's ops into the enclosing block, shrink control-operand lists, or
-rewrite an op without results (`affine.store`). A rule set names the steps it needs
-(`structural=` in patterns/rule_sets.py) and `rewrite/phases.py` runs them around its rules,
+A rule replaces a matched op (its results, and its effect: docs/encoding.md); these steps
+change what a rule cannot see or build: they inline a region's ops into the enclosing block,
+restructure regions (grayboxes, loops) or shrink control-operand lists. A rule set names the
+steps it needs (`structural=` in patterns/rule_sets.py) and `rewrite/phases.py` runs them around its rules,
 only where the ops they rewrite occur. Each step returns how many rewrites it made and argues
 its soundness in its module's docstring. May import `egraft.ir`, `egraft.patterns` and the island
 analyses of `egraft.rewrite.islands` (tf-switch reads the deadness analysis island coarsening keys on).
@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from egraft.ir import Operation
 from egraft.rewrite.structural.affine_loops import simplify_affine_control
 from egraft.rewrite.structural.affine_maps import canonicalize_affine_maps
-from egraft.rewrite.structural.affine_store import compose_store_maps
 from egraft.rewrite.structural.executor import canonicalize_executor
 from egraft.rewrite.structural.graybox import eliminate_grayboxes
 from egraft.rewrite.structural.graybox_args import drop_graybox_args, fold_graybox_casts
@@ -51,7 +50,6 @@ class StructuralStep:
 
 STEPS = {step.name: step for step in (
     StructuralStep("tf-executor-canonical", canonicalize_executor, ("tf_executor.",), before=True),
-    StructuralStep("affine-store-compose", compose_store_maps, ("affine.store",)),
     StructuralStep("affine-loops", simplify_affine_control, ("affine.for", "affine.if"), before=True),
     StructuralStep("affine-maps", canonicalize_affine_maps, ("affine.",), before=True),
     StructuralStep("graybox-eliminate", eliminate_grayboxes, ("affine.graybox",)),
