@@ -4,15 +4,16 @@ A rule set declares everything running it needs, so that a pass only names sets
 and a driver (`rewrite/phases.py` runs the declaration):
 
 * `rules`: rules either driver runs (the e-graph compiles them);
-* `greedy_rules`: rules only the greedy driver can run (they build effectful ops,
-  or check IR values such as `has_one_use`); on the e-graph driver they run
-  greedily after extraction, so both drivers apply every rule of a set;
+* `greedy_rules`: rules only the greedy driver can run (they check IR values such as
+  `has_one_use`, build ops with regions or unregistered ops, or use "build" natives);
+  on the e-graph driver they run greedily after extraction, so both drivers apply
+  every rule of a set;
 * `structural`: names of structural steps (`rewrite/structural/`), IR surgery a
-  rule cannot state (regions inlined, a root without results rewritten); they run
+  rule cannot state (regions inlined or restructured); they run
   after the rules, some before as well, and only where their ops occur.
 
     register_rule_set("memref-affine-canonical", RULES, "affine.apply folding ...",
-                      greedy_rules=COMPOSE_LOADS, structural=("affine-store-compose",))
+                      structural=("affine-loops", "affine-maps"))
 
 Sets are registered by name in one process-wide table, like passes; registering a
 name twice is an error unless `replace=True`, so two modules cannot silently
