@@ -21,6 +21,7 @@ from egraft.ir.core import affine as AF
 from egraft.ir.core import attributes as A
 from egraft.ir.semantics.compare import check_agreement
 from egraft.ir.semantics.inputs import argument_types, values_for_types
+from egraft.ir.semantics.values import MemRef
 from egraft.patterns.dsl import op, rule, var
 from egraft.patterns.memref_affine_rules import COMPOSE
 from egraft.patterns.rule import RuleError
@@ -266,3 +267,32 @@ def test_a_whole_index_group_and_copied_attributes_are_built_on_the_egraph() -> 
     skipped: dict[str, str] = {}
     optimize(module, prepare=lambda eg: skipped.update(compile_rules(eg, [widened]).skipped))
     assert "copy_attrs" in skipped["ld2"]  # a dictionary merge: left to the greedy driver, said so
+
+
+GRAYBOX = """
+func.func @g(%m: memref<4xf32>, %a: f32) -> f32 {
+  %r = affine.graybox [%rm] = (%m) : (memref<4xf32>) -> (f32) {
+    %c1 = arith.constant 1 : index
+    %c = memref.cast %rm : memref<4xf32> to memref<?xf32>
+    affine.store %a, %c[%c1] : memref<?xf32>
+    %x = affine.load %rm[%c1] : memref<4xf32>
+    return %x : f32
+  }
+  return %r : f32
+}
+"""
+
+
+@pytest.mark.parametrize("run", [_egraph, _greedy], ids=["egraph", "greedy"])
+def test_straight_line_code_inside_a_graybox_is_rewritten_the_same(run) -> None:
+    """Tokens thread the graybox's region as any block's: the store through the cast is
+    rebuilt on the region argument, then the load after it reads the stored value."""
+    store_cast = rule("affine-store-cast", op("affine.store", v, op("memref.cast", m), [i], map=mp),
+                      op("affine.store", v, m, [i], map=mp))
+    out = run(GRAYBOX, [store_cast, AFFINE_FORWARD])
+    assert "affine.load" not in out and "memref.cast" not in out and "affine.graybox" in out
+    before, after = parse(GRAYBOX), parse(out)
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        inputs = [MemRef(rng.standard_normal(4).astype(np.float32)), np.float32(rng.standard_normal())]
+        assert check_agreement(before, after, inputs, True, None, "g")
