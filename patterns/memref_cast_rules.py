@@ -24,8 +24,9 @@ Not folded, and why:
   folding would need retyping the callee, which is interprocedural and not a canonicalization
   (MLIR does not do it either; D152791 names `func.call` as the user that blocks retyping).
 * `return` operands: the function's result types are fixed the same way.
-* ops whose result type follows the operand's type (`subview`, `view`, `reinterpret_cast`):
-  they have their own folders in MLIR, outside this set.
+* ops whose result type follows the operand's type (`subview`, `view`): they have their own
+  folders in MLIR, outside this set. `reinterpret_cast` (whose result type is given) takes the
+  cast's source, from any source, as MLIR's fold does.
 * `memref.copy` takes only casts that change the layout alone (MLIR's FoldCopyOfCast): its two
   operands must agree in shape, which a cast to another static shape would break.
 
@@ -45,6 +46,7 @@ from .rule import Native
 from .rule_sets import register_rule_set
 
 x, y, idx, v, m, k = var("x"), var("y"), var("idx"), var("v"), var("m"), var("k")
+offs, sizes, strides = var("offs"), var("sizes"), var("strides")
 
 
 def ranked_memref(t: T.Type) -> bool:
@@ -119,6 +121,10 @@ RULES += [
 RULES += [
     rule("memref-dealloc-cast", op("memref.dealloc", CAST), op("memref.dealloc", x), where=[RANKED_SOURCE],
          doc="memref.dealloc of a cast frees the cast's source (the same buffer)"),
+    rule("memref-reinterpret-cast-cast", op("memref.reinterpret_cast", CAST, offs, sizes, strides).bind("rc"),
+         op("memref.reinterpret_cast", x, offs, sizes, strides, copy_attrs="rc"),
+         doc="memref.reinterpret_cast of a cast views the cast's source (a reinterpret_cast places its view from "
+             "the allocation's start, which a cast does not move; MLIR's ReinterpretCastOp::fold)"),
     rule("memref-copy-cast-source", op("memref.copy", LAYOUT_CAST, y), op("memref.copy", x, y),
          where=[RANKED_SOURCE, SAME_SHAPE], doc=COPY_DOC.format("source")),
     rule("memref-copy-cast-target", op("memref.copy", y, LAYOUT_CAST), op("memref.copy", y, x),

@@ -41,7 +41,6 @@ REASONS = {
     "collapse_after_memref_cast": _RESHAPE, "collapse_after_memref_cast_type_change_dynamic": _RESHAPE,
     "collapse_expand_fold_to_cast": _RESHAPE,
     "atomicrmw_cast_fold": "memref.atomic_rmw is not in egraft's memref dialect (its fold is foldMemRefCast)",
-    "reinterpret_of_cast": "memref.reinterpret_cast's own fold (a cast operand replaced by its source) not written",
     "reinterpret_of_extract_strided_metadata_w_type_mistach":
         "memref.extract_strided_metadata is not in egraft's memref dialect",
     "reinterpret_of_extract_strided_metadata_w_constants":

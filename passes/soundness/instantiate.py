@@ -39,7 +39,7 @@ from egraft.patterns.rule import (AllOf, AnyOf, Check, CheckLike, ConstOf, Eithe
 from egraft.patterns.validate import source_kinds
 
 from egraft.passes.soundness.memref_operands import (fixed_rank, identity_map, is_memref_rule, memref_results,
-                                                     memref_types, operand_kind)
+                                                     memref_types, operand_kind, reinterpret_statics)
 
 ARITH_ELEMENTS = (T.i1, T.i8, T.i32, T.i64, T.index, T.IntegerType(3), T.f16, T.f32, T.f64)
 TF_ELEMENTS = (T.f32, T.f64, T.f16, T.i32, T.i64, T.i8, T.i1)
@@ -198,6 +198,8 @@ class Instance:
             return [self.index_constant() for _ in range(rank)]
         if kind == "dim":
             return self.constant(T.index, np.asarray(self.draw(st.integers(0, rank))))
+        if kind == "none":
+            return []
         if kind == "element":
             return self.argument(T.element_type(self.base))
         if self.base.has_static_shape and self.draw(st.booleans()):
@@ -235,6 +237,8 @@ class Instance:
             operands.extend(vs)
             groups.append(len(vs))
         attrs = {name: self.attribute(pat.name, name, v) for name, v in pat.attrs}
+        if self.memref and pat.name == "memref.reinterpret_cast":
+            attrs.update(reinterpret_statics(self.accessed(operands).type))  # type: ignore[union-attr]
         if self.memref and "map" in attrs:  # an affine access: one index per dimension
             rank = len(operands) - (2 if pat.name == "affine.store" else 1)
             attrs["map"] = identity_map(rank)

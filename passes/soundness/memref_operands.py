@@ -10,6 +10,7 @@ of bounds is undefined, and the harness skips such inputs); access maps are iden
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from hypothesis import strategies as st
@@ -22,7 +23,9 @@ from egraft.patterns.rule import Rule
 
 #: Element types of drawn buffers (a float and an integer: exact comparison covers both).
 ELEMENTS = (T.f32, T.i32)
-#: Ops whose operands and results `memref_kind`/`memref_results` describe.
+#: The operand groups of view-like ops (`memref.subview`, `reinterpret_cast`).
+VIEW_LISTS = ("offsets", "sizes", "strides")
+#: Ops whose operands and results `operand_kind`/`memref_results` describe.
 MEMREF_PREFIXES = ("memref.", "affine.load", "affine.store")
 
 
@@ -57,11 +60,27 @@ def operand_kind(op_name: str, operand_name: str | None) -> str:
     "element" (a stored value) or "memref"."""
     if operand_name == "indices":
         return "indices"
+    if op_name == "memref.reinterpret_cast" and operand_name in VIEW_LISTS:
+        return "none"  # every offset, size and stride static (`reinterpret_statics`)
     if op_name == "memref.dim" and operand_name == "index":
         return "dim"
     if operand_name == "value":
         return "element"
     return "memref"
+
+
+def view_shape(source: T.Type) -> tuple[int, ...]:
+    """The static sizes a drawn `reinterpret_cast` gives its view: the source's, 1 where dynamic."""
+    return tuple(1 if d == T.DYNAMIC else d for d in getattr(source, "shape", ()) or ())
+
+
+def reinterpret_statics(source: T.Type) -> dict[str, A.Attribute]:
+    """A `reinterpret_cast` of `source` as a row-major view at offset 0 (undefined where the drawn
+    buffer is smaller): its static offsets, sizes and strides."""
+    shape = view_shape(source)
+    strides = tuple(int(math.prod(shape[k + 1:])) for k in range(len(shape)))
+    return {"static_offsets": A.DenseArrayAttr(T.i64, (0,)), "static_sizes": A.DenseArrayAttr(T.i64, shape),
+            "static_strides": A.DenseArrayAttr(T.i64, strides)}
 
 
 def cast_target(draw: Callable, source: T.Type) -> T.Type:
@@ -82,6 +101,8 @@ def memref_results(draw: Callable, op_name: str, first_memref: T.Type) -> list[T
         return [T.index]
     if op_name == "memref.cast":
         return [cast_target(draw, first_memref)]
+    if op_name == "memref.reinterpret_cast":
+        return [T.MemRefType(view_shape(first_memref), T.element_type(first_memref))]
     return []
 
 

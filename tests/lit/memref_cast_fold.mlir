@@ -126,3 +126,17 @@ func.func @no_fold_of_stored_value(%A: memref<16xf32>, %H: memref<memref<?xf32>>
   memref.store %B, %H[] : memref<memref<?xf32>>
   return
 }
+
+// -----
+
+// reinterpret_cast places its view from the allocation's start, which a cast does not move: it
+// takes the cast's source, also a more static cast's.
+// CHECK-LABEL: func.func @reinterpret
+// CHECK-SAME: (%[[A:.*]]: memref<?xf32>, %[[N:.*]]: index)
+// CHECK-NOT: memref.cast
+// CHECK: memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[N]]], strides: [1] : memref<?xf32> to memref<?xf32>
+func.func @reinterpret(%A: memref<?xf32>, %n: index) -> memref<?xf32> {
+  %S = memref.cast %A : memref<?xf32> to memref<6xf32>
+  %R = memref.reinterpret_cast %S to offset: [0], sizes: [%n], strides: [1] : memref<6xf32> to memref<?xf32>
+  return %R : memref<?xf32>
+}
