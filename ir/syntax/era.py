@@ -80,6 +80,8 @@ _WORDING_2019 = [
     (re.compile(r"^elements literal must be a shaped type$"), "elements literal must be a ranked tensor or vector type"),
     (re.compile(r"^failed to verify 'elementType': VectorElementTypeInterface instance$"),
      "vector elements must be int or float type"),
+    # TensorFlow's types lived in the `tf` dialect (`!tf.variant`) until the `tf_type` dialect of 2021.
+    (re.compile(r"!tf_type\."), "!tf."),
 ]
 
 
