@@ -36,7 +36,7 @@ from egraft.ir.core.operation import Operation
 from egraft.ir.dialects.affine_loops import REDUCTION_KINDS
 from egraft.ir.semantics.interpreter import Interpreter, evaluator
 from egraft.ir.semantics.memref import alloca_scope, index_tuple
-from egraft.ir.semantics.values import Undefined, as_signed, as_unsigned, int_width, storage_dtype, to_ints, wrap
+from egraft.ir.semantics.values import Undefined, Unsupported, as_signed, as_unsigned, int_width, storage_dtype, to_ints, wrap
 
 
 def eval_expr(e: AF.AffineExpr, dims: Sequence[int], syms: Sequence[int]) -> int:
@@ -216,6 +216,41 @@ def _load(interp: Interpreter, op: Operation, args: list) -> np.ndarray:
 @evaluator("affine.store")
 def _store(interp: Interpreter, op: Operation, args: list) -> list:
     args[1].store(index_tuple(eval_map(op.attr("map").value, args[2:])), args[0])
+    return []
+
+
+@evaluator("affine.dma_start")
+def _dma_start(interp: Interpreter, op: Operation, args: list) -> list:
+    """Runs the copy at once (a later `dma_wait` has nothing left to wait for): `n` elements
+    in row-major order from the source subscript on, to the destination subscript on.  A
+    strided DMA's layout in the slower memory is not modelled."""
+    i, accesses = 0, []
+    for name in ("src_map", "dst_map", "tag_map"):
+        amap = op.attr(name).value
+        n_in = amap.num_dims + amap.num_symbols
+        accesses.append((args[i], index_tuple(eval_map(amap, args[i + 1:i + 1 + n_in]))))
+        i += 1 + n_in
+    if len(args) > i + 1:
+        raise Unsupported("strided affine.dma_start")
+    (src, src_at), (dst, dst_at) = accesses[0], accesses[1]
+    for k in range(int(args[i])):  # element by element: each access checks bounds and initialization
+        dst.store(_nth_after(dst, dst_at, k), src.load(_nth_after(src, src_at, k)))
+    return []
+
+
+def _nth_after(m: Any, start: tuple[int, ...], k: int) -> tuple[int, ...]:
+    """The index `k` elements after `start` in row-major order."""
+    shape = m.data.shape
+    if any(not 0 <= s < d for s, d in zip(start, shape)):
+        raise Undefined(f"DMA subscript {list(start)} out of bounds of memref of shape {list(shape)}")
+    flat = int(np.ravel_multi_index(start, shape)) + k if shape else k
+    if flat >= max(1, int(np.prod(shape))):
+        raise Undefined(f"DMA runs past the end of a memref of shape {list(shape)}")
+    return tuple(int(x) for x in np.unravel_index(flat, shape)) if shape else ()
+
+
+@evaluator("affine.dma_wait")
+def _dma_wait(interp: Interpreter, op: Operation, args: list) -> list:
     return []
 
 
