@@ -36,7 +36,8 @@ from egraft.ir.core.operation import Operation
 from egraft.ir.dialects.affine_loops import REDUCTION_KINDS
 from egraft.ir.semantics.interpreter import Interpreter, evaluator
 from egraft.ir.semantics.memref import alloca_scope, index_tuple
-from egraft.ir.semantics.values import Undefined, Unsupported, as_signed, as_unsigned, int_width, storage_dtype, to_ints, wrap
+from egraft.ir.semantics.values import (Undefined, Unsupported, as_signed, as_unsigned, int_width, storage_dtype,
+                                       to_ints, wrap)
 
 
 def eval_expr(e: AF.AffineExpr, dims: Sequence[int], syms: Sequence[int]) -> int:
