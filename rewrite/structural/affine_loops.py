@@ -1,8 +1,7 @@
 """`affine-loops`: loops and conditionals whose outcome the maps decide, removed or inlined.
 
-Runs before `affine-maps` (bounds whose operands are constants are evaluated here; a condition
-is decided once `affine-maps` has folded its constants in, in the step's next run), innermost ops
-first, so that a loop emptied by its inner loops' removal is itself removed in the same run:
+Runs before `affine-maps` (bounds and conditions whose operands are index constants are
+evaluated here, so it needs no canonical maps), innermost ops first, so that a loop emptied by its inner loops' removal is itself removed in the same run:
 
 * an `affine.for` with constant bounds and no iteration (max of the lower bound's results >=
   min of the upper's) is erased, its results replaced by its `iter_args` inits;
@@ -13,8 +12,8 @@ first, so that a loop emptied by its inner loops' removal is itself removed in t
 * a loop whose body is only its `affine.yield` is erased (affine loops always terminate) when
   each result is known: the init of an iter_arg yielded in its own place (whatever the trip
   count), or a value from outside the loop when the loop runs at least once;
-* an `affine.if` whose condition is decided (a constraint that is a false constant: else branch;
-  every constraint a true constant: then branch) is replaced by the branch's ops, results by the
+* an `affine.if` whose condition is decided (a constraint false on constant operands or a false
+  constant: else branch; every constraint true so: then branch) is replaced by the branch's ops, results by the
   values the branch yields (an absent else yields nothing, so such an if has no results);
 * an `affine.if` without results whose branches are empty is erased; an empty else is dropped.
 
@@ -117,14 +116,18 @@ def _empty_body_results(body: Block, inits: list[Value], trips: int | None) -> l
     return out
 
 
-def _decided(iset: AF.IntegerSet) -> bool | None:
-    """True/False when the condition's constraints decide it without inputs, else None."""
+def _decided(op: Operation) -> bool | None:
+    """True/False when the condition of an `affine.if` is decided: its constraints are constants,
+    or all its operands are index constants (evaluated here, so that a condition whose operands
+    became constants only after `affine-maps` last ran is still decided); else None."""
+    iset = op.attr("condition").value
+    inputs = [constant_index(v) for v in op.operands]
+    dims, syms = inputs[:iset.num_dims], inputs[iset.num_dims:]
     truths = []
     for e, is_eq in iset.constraints:
-        if not isinstance(e, AF.Const):
-            truths.append(None)
-        else:
-            truths.append(e.value == 0 if is_eq else e.value >= 0)
+        value = e.value if isinstance(e, AF.Const) else \
+            evaluate(e, dims, syms) if None not in inputs else None  # type: ignore[arg-type]
+        truths.append(None if value is None else (value == 0 if is_eq else value >= 0))
     if False in truths:
         return False
     if truths and all(truths):
@@ -134,7 +137,7 @@ def _decided(iset: AF.IntegerSet) -> bool | None:
 
 def _simplify_if(op: Operation) -> int:
     then, other = op.regions
-    decided = _decided(op.attr("condition").value)
+    decided = _decided(op)
     if decided is not None:
         region = then if decided else other
         if region.blocks:
