@@ -135,7 +135,8 @@ def dma_programs(draw):
   %n = arith.constant {count} : index
   %tag = memref.alloc() : memref<1xi32>
   affine.for %i = {iv} to {iv + 1} {{
-    affine.dma_start %S[{subscript(src_at)}], %D[{subscript(dst_at)}], %tag[0], %n : {src_t}, {dst_t}, memref<1xi32>
+    affine.dma_start %S[{subscript(src_at)}], %D[{subscript(dst_at)}], %tag[0], %n
+        : {src_t}, {dst_t}, memref<1xi32>
     affine.dma_wait %tag[0], %n : memref<1xi32>
   }}
   return
@@ -148,8 +149,8 @@ def dma_programs(draw):
 @given(dma_programs(), st.randoms(use_true_random=False))
 def test_dma_copies_count_elements_row_major_and_survives_a_round_trip(case, rnd):
     text, src_shape, dst_shape, src_flat, dst_flat, count = case
-    src = np.array([rnd.uniform(-9, 9) for _ in range(int(np.prod(src_shape)))], np.float32).reshape(src_shape)
-    dst = np.array([rnd.uniform(-9, 9) for _ in range(int(np.prod(dst_shape)))], np.float32).reshape(dst_shape)
+    src, dst = (np.array([rnd.uniform(-9, 9) for _ in range(int(np.prod(shape)))], np.float32).reshape(shape)
+                for shape in (src_shape, dst_shape))
     expected = dst.copy().ravel()
     expected[dst_flat:dst_flat + count] = src.ravel()[src_flat:src_flat + count]
     top = parse(text)
