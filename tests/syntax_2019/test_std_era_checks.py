@@ -460,3 +460,20 @@ def test_2019_rules_apply_per_split_chunk():
     rc, out, err = run_opt(text, "--split-input-file")
     assert rc != 0 and "'index' is not a valid operand type" in err
     assert "func.func @g" in out and err.count("error:") == 1
+
+
+def test_2019_diagnostics_spell_tensorflow_types_in_the_tf_dialect():
+    """TensorFlow's types were `!tf.*` until 2021: a 2019 file's expected errors quote them so."""
+    text = """func @f(%a: tensor<*x!tf.variant>, %b: tensor<4x!tf.variant>) -> tensor<8x!tf.variant> {
+  %r = tf_executor.graph {
+    %v, %i, %c = "tf_executor.Merge"(%a, %b) : (tensor<*x!tf.variant>, tensor<4x!tf.variant>) -> (tensor<8x!tf.variant>, tensor<i32>, !tf_executor.control)
+    tf_executor.fetch %v : tensor<8x!tf.variant>
+  }
+  return %r : tensor<8x!tf.variant>
+}
+"""
+    rc, _, err = run_opt(text)
+    assert rc != 0 and "<stdin>:3:" in err
+    assert "but got 'tensor<4x!tf.variant>' vs 'tensor<8x!tf.variant>'" in err, err
+    rc, _, err = run_opt(text.replace("func @f", "func.func @f"))  # today's syntax: today's dialect
+    assert rc != 0 and "but got 'tensor<4x!tf_type.variant>' vs 'tensor<8x!tf_type.variant>'" in err, err
