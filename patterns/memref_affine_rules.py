@@ -151,18 +151,17 @@ def _one_result(map_attr: A.Attribute) -> bool:
     return len(map_attr.value.results) == 1  # type: ignore[attr-defined]
 
 
-def _min_max_rules(kind: str, arity: int) -> list[Rule]:
-    """The rules of `affine.{kind}` with `arity` operands (spelled out per arity: the e-graph
-    compiler builds operand groups from fixed lists only)."""
-    operands = [var(f"a{i}") for i in range(arity)]
+def _min_max_rules(kind: str) -> list[Rule]:
+    """The rules of `affine.{kind}`: its constant folds (one per operand count, each operand a
+    constant) and two rules over its whole operand group `g`."""
     simpler = Native(f"affine-{kind}-results", _simplified_results(kind), (Var("m"),))
-    source = op(f"affine.{kind}", operands, map=m)
+    source = op(f"affine.{kind}", g, map=m)
     return [
-        _fold_min_max(kind, arity),
-        rule(f"affine-{kind}-single-result-{arity}", source, op("affine.apply", operands, map=m),
+        *(_fold_min_max(kind, n) for n in (0, 1, 2, 3)),
+        rule(f"affine-{kind}-single-result", source, op("affine.apply", g, map=m),
              where=[pred("the map has one result", _one_result, m)],
              doc=f"affine.{kind} of a one-result map is affine.apply of it"),
-        rule(f"affine-{kind}-results-{arity}", source, op(f"affine.{kind}", operands, map=simpler),
+        rule(f"affine-{kind}-results", source, op(f"affine.{kind}", g, map=simpler),
              doc=f"affine.{kind}'s map drops duplicate results and keeps only the "
                  f"{'least' if kind == 'min' else 'greatest'} of its constant results"),
     ]
@@ -177,7 +176,8 @@ RULES = [
     rule("affine-apply-identity", op("affine.apply", [x], map=m), x,
          where=[pred("the map is (d0) -> (d0) or ()[s0] -> (s0)", _is_identity, m)],
          doc="affine.apply of the identity map forwards its one operand"),
-    *(r for kind in ("min", "max") for n in (0, 1, 2, 3) for r in _min_max_rules(kind, n)),
+    *_min_max_rules("min"),
+    *_min_max_rules("max"),
 ]
 
 

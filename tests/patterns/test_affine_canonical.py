@@ -265,8 +265,8 @@ def _instance(draw, name: str) -> str:
     elif "identity" in name:
         lines.append(draw(st.sampled_from(["  %r = affine.apply affine_map<(d0) -> (d0)>(%a1)",
                                            "  %r = affine.apply affine_map<()[s0] -> (s0)>()[%a1]"])))
-    else:  # single-result / results
-        call(op, operands(arity[0], False), 1 if "single" in name else draw(st.integers(1, 3)), "%r")
+    else:  # single-result / results: over a whole operand group, of any length
+        call(op, operands(draw(st.integers(0, 3)), False), 1 if "single" in name else draw(st.integers(1, 3)), "%r")
     sig = ", ".join(f"{a}: index" for a in args)
     return f"func.func @f(%m: {MEM}, {sig}) -> index {{\n" + "\n".join(lines) + "\n  return %r : index\n}\n"
 
