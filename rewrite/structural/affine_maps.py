@@ -259,9 +259,27 @@ def canonical_map(op: Operation, amap: AF.AffineMap, operands: Sequence[Value], 
     """`amap` over `operands` (an operand group of `op`), composed and canonicalized."""
     scope = get_affine_scope(op)
     amap, composed = _compose(amap, list(operands), checked, scope)
-    exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, composed, lambda v: is_valid_symbol(v, scope))
+    if _inputs_canonical(amap, composed, scope):  # the common case, without re-substituting
+        exprs, nd, kept = list(amap.results), amap.num_dims, composed
+    else:
+        exprs, nd, kept = canonical_inputs(amap.results, amap.num_dims, composed,
+                                           lambda v: is_valid_symbol(v, scope))
     out = AF.AffineMap(nd, len(kept) - nd, [simplify_expr(e) for e in exprs])
     return (simplify_results(out, kind) if kind else out), kept
+
+
+def _inputs_canonical(amap: AF.AffineMap, operands: list[Value], scope: Region | None) -> bool:
+    """Whether `canonical_inputs` would leave `amap` over `operands` as it is: distinct operands,
+    none an index constant, no dim a valid symbol, every input used."""
+    if len(set(operands)) != len(operands) or any(constant_index(v) is not None for v in operands):
+        return False
+    if any(is_valid_symbol(v, scope) for v in operands[:amap.num_dims]):
+        return False
+    dims: set[int] = set()
+    syms: set[int] = set()
+    for e in amap.results:
+        _collect_inputs(e, dims, syms)
+    return len(dims) == amap.num_dims and len(syms) == amap.num_symbols
 
 
 def _group(op: Operation, amap: AF.AffineMap, start: int, stop: int, kind: str | None
