@@ -1,5 +1,5 @@
 // RUN: egraft-opt %s -split-input-file -affine-scalrep="driver=greedy" | filecheck %s
-// RUN: egraft-opt %s -split-input-file -affine-scalrep | filecheck %s
+// RUN: egraft-opt %s -split-input-file -affine-scalrep="driver=egraph" | filecheck %s
 
 // A load right after a store to the same place is the stored value (affine and std-era forms).
 // CHECK-LABEL: func.func @forward

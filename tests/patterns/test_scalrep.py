@@ -85,13 +85,14 @@ def test_generated_programs_keep_results_and_memory(driver: str, data: st.DataOb
         check_agreement(before, after, data.draw(values_for_types(types, True), label="inputs"), True, None)
 
 
-def test_forwarding_happens_on_generated_shapes() -> None:
+@pytest.mark.parametrize("driver", ["greedy", "egraph"])
+def test_forwarding_happens_on_generated_shapes(driver: str) -> None:
     """The pass forwards in the programs it is checked on (the property above is not vacuous)."""
     text = ("func.func @f(%arg0: memref<4xf32>, %x0: f32) -> f32 {\n  %i = arith.constant 1 : index\n"
             "  affine.store %x0, %arg0[%i + 1] : memref<4xf32>\n"
             "  %l = affine.load %arg0[%i + 1] : memref<4xf32>\n  return %l : f32\n}\n")
     module = parse(text)
-    PassManager(parse_pipeline("func.func(affine-scalrep)")).run(module)
+    PassManager(parse_pipeline(f"func.func(affine-scalrep{{driver={driver}}})")).run(module)
     assert "affine.load" not in print_ir(module)
 
 
