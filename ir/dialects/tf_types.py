@@ -12,6 +12,7 @@ from __future__ import annotations
 from egraft.ir.core import types as T
 from egraft.ir.core.diagnostics import DiagnosticError
 from egraft.ir.records.constraints import Constraint
+from egraft.ir.records.registry import REGISTRY
 from egraft.ir.syntax.attr_parser import AttributeParser
 
 # ------------------------------------------------------------------ tf_type
@@ -33,6 +34,13 @@ _REF_BASES: dict[str, T.Type] = {
     "float8e4m3b11fnuzref": T.FloatType("f8E4M3B11FNUZ"),
 }
 _REF_BASES.update({f"{name}ref": T.dialect_type("tf_type", name) for name in _OPAQUE + _QUANTIZED})
+
+# TensorFlow's 2019 element types that became builtin types early in 2020 (`!tf.uint8` is
+# `ui8` today, `!tf.complex64` `complex<f32>`): read so when written in 2019's `tf` namespace.
+TF_2019_BUILTIN_TYPES: dict[str, T.Type] = {
+    f"tf.{name}": _REF_BASES[f"{name}ref"]
+    for name in ("uint8", "uint16", "uint32", "uint64", "complex64", "complex128")}
+REGISTRY.legacy_types.update(TF_2019_BUILTIN_TYPES)
 
 # `tensor` is tfg's type of a tensor whose dtype is not known.
 TF_TYPE_MNEMONICS = frozenset(_OPAQUE + _QUANTIZED + ("control", "tensor") + tuple(_REF_BASES))

@@ -60,6 +60,9 @@ class Registry:
         # 2019 spellings of ops that moved dialects (`addi` -> `arith.addi`,
         # `std.return` -> `func.return`), consulted by the parser only.
         self.legacy_names: dict[str, str] = {}
+        # 2019 spellings of dialect types that became builtin types (`!tf.uint8` -> `ui8`),
+        # keyed by `dialect.body` as written; consulted by the type parser only.
+        self.legacy_types: dict[str, object] = {}
 
     def dialect(self, name: str, **kwargs: object) -> Dialect:
         """Get or create the dialect `name`."""

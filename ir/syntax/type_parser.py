@@ -323,7 +323,11 @@ class TypeParser(Lexer):
         raise self.error(f"undefined symbol alias id '{dialect}'", start)
 
     def _dialect_type(self, dialect: str, body: str, pos: int) -> T.Type:
-        """A dialect type, checked by its registered dialect's `verify_type` if any."""
+        """A dialect type, checked by its registered dialect's `verify_type` if any
+        (or the builtin type a 2019 spelling in `REGISTRY.legacy_types` became)."""
+        legacy = REGISTRY.legacy_types.get(f"{dialect}.{body}")
+        if isinstance(legacy, T.Type):
+            return legacy
         t = T.dialect_type(dialect, body)
         d = REGISTRY.dialects.get(t.dialect)
         if d is not None and d.verify_type is not None:

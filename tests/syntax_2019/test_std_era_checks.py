@@ -477,3 +477,15 @@ def test_2019_diagnostics_spell_tensorflow_types_in_the_tf_dialect():
     assert "but got 'tensor<4x!tf.variant>' vs 'tensor<8x!tf.variant>'" in err, err
     rc, _, err = run_opt(text.replace("func @f", "func.func @f"))  # today's syntax: today's dialect
     assert rc != 0 and "but got 'tensor<4x!tf_type.variant>' vs 'tensor<8x!tf_type.variant>'" in err, err
+
+
+def test_2019_tensorflow_element_types_read_as_todays_builtin_types():
+    """`!tf.uint8`..`!tf.complex128` became `ui8`..`complex<f64>` in 2020; refs and today's
+    `tf_type` namespace keep their meaning (`!tf_type.uint16` never existed)."""
+    rc, out, err = run_opt("func @f(%a: tensor<2x!tf.uint16>, %b: !tf.complex64, %c: tensor<*x!tf.uint8ref>,"
+                           " %d: !tf.uint64, %e: tensor<!tf.complex128>) {\n  return\n}\n")
+    assert rc == 0, err
+    assert ("(%arg0: tensor<2xui16>, %arg1: complex<f32>, %arg2: tensor<*x!tf_type.uint8ref>, %arg3: ui64, "
+            "%arg4: tensor<complex<f64>>)") in out
+    rc, _, err = run_opt("func.func @f(%a: !tf_type.uint16) {\n  return\n}\n")
+    assert rc != 0 and "<stdin>:1:18: error: unknown TensorFlow type: uint16" in err, err
