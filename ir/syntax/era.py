@@ -82,6 +82,9 @@ _WORDING_2019 = [
      "vector elements must be int or float type"),
     # TensorFlow's types lived in the `tf` dialect (`!tf.variant`) until the `tf_type` dialect of 2021.
     (re.compile(r"!tf_type\."), "!tf."),
+    # TensorFlow's ODS summaries of 2019: integers had no signedness, data formats a name.
+    (re.compile(r"(\d+(?:/\d+)*-bit) signed integer"), r"\1 integer"),
+    (re.compile(r"string attribute whose value is NHWC, or NCHW"), "'NHWC' or 'NCHW' convnet data format"),
 ]
 
 

@@ -489,3 +489,25 @@ def test_2019_tensorflow_element_types_read_as_todays_builtin_types():
             "%arg4: tensor<complex<f64>>)") in out
     rc, _, err = run_opt("func.func @f(%a: !tf_type.uint16) {\n  return\n}\n")
     assert rc != 0 and "<stdin>:1:18: error: unknown TensorFlow type: uint16" in err, err
+
+
+@pytest.mark.parametrize("attrs, operand, message", [
+    ('{data_format = "HWCN"}', "tensor<7xf32>",
+     "attribute 'data_format' failed to satisfy constraint: 'NHWC' or 'NCHW' convnet data format"),
+])
+def test_2019_tensorflow_constraint_wording(attrs, operand, message):
+    text = (f'func @f(%a: tensor<2x3x5x7xf32>, %b: {operand}) {{\n'
+            f'  %0 = "tf.BiasAdd"(%a, %b) {attrs} : (tensor<2x3x5x7xf32>, {operand}) -> tensor<2x3x5x7xf32>\n'
+            f'  return\n}}\n')
+    expect_2019(text, message)
+    rc, _, err = run_opt(text.replace("func @f", "func.func @f"))  # today's wording for today's syntax
+    assert rc != 0 and "string attribute whose value is NHWC, or NCHW" in err, err
+
+
+def test_2019_tensorflow_integer_tensors_have_no_signedness_in_messages():
+    text = ("func @f(%a: tensor<*xf32>, %s: tensor<2xf32>) {\n"
+            '  %r = "tf.Reshape"(%a, %s) : (tensor<*xf32>, tensor<2xf32>) -> tensor<100x100xf32>\n'
+            "  return\n}\n")
+    expect_2019(text, "must be tensor of 32/64-bit integer values")
+    rc, _, err = run_opt(text.replace("func @f", "func.func @f"))
+    assert rc != 0 and "must be tensor of 32/64-bit signed integer values" in err, err
