@@ -65,7 +65,7 @@ class PhasesReport:
         """Per-rule statistics of both drivers and why each rule of ``declared`` that
         rewrote nothing did not (see :func:`rule_rows`)."""
         sat = self.round_trip.report if self.round_trip is not None else None
-        return rule_rows(declared, sat, self.greedy, self.not_on_egraph, on_egraph=self.round_trip is not None)
+        return rule_rows(declared.rules, sat, self.greedy, self.not_on_egraph, on_egraph=self.round_trip is not None)
 
 
 def egraph_rule_stats(report: SaturationReport) -> dict[str, RuleStats]:
@@ -96,19 +96,19 @@ def egraph_rule_stats(report: SaturationReport) -> dict[str, RuleStats]:
     return out
 
 
-def rule_rows(declared: Declaration, saturation: SaturationReport | None, greedy: GreedyReport | None,
+def rule_rows(rules: Iterable[Rule], saturation: SaturationReport | None, greedy: GreedyReport | None,
               not_on_egraph: dict[str, str], on_egraph: bool = True) -> list[dict]:
-    """One JSON-ready row per rule of ``declared``, in declaration order: what it did on the
+    """One JSON-ready row per rule of ``rules``, in their order: what it did on the
     e-graph (``egraph``: matches, applications, e-nodes added and seconds, both shared among the
     rules of a step unless ``exact``: saturate.RuleStats; e-nodes are a net change, negative
     when the classes a rule merged held congruent e-nodes) and on the greedy driver (``greedy``:
-    matches, applications, ops added, seconds), and, for a rule that rewrote nothing, why:
+    tries, matches, applications, ops added, seconds), and, for a rule that rewrote nothing, why:
     ``idle`` is "no match" (it ran and matched nothing it could rewrite), "ops absent" (an
     op of its source pattern does not occur, so it was not tried), or why the e-graph could
     not hold it (and the greedy driver did not run it)."""
     egraph = egraph_rule_stats(saturation) if saturation is not None else {}
     rows = []
-    for rule in declared.rules:
+    for rule in rules:
         row: dict = {"name": rule.name}
         sat = egraph.get(rule.name)
         if sat is not None:
@@ -116,6 +116,7 @@ def rule_rows(declared: Declaration, saturation: SaturationReport | None, greedy
                              "enodes_added": round(sat.enodes_added, 1), "seconds": sat.seconds,
                              "exact": sat.steps == sat.alone}
         run = greedy.rules.get(rule.name) if greedy is not None else None
+        run = run if run is not None and run.tries else None
         if run is not None:
             row["greedy"] = attrs.asdict(run)
         if not (sat is not None and sat.applications or run is not None and run.applications):

@@ -12,6 +12,8 @@ from egraft.ir import Diagnostic, Operation
 
 from egraft.passes.manager.limits import fold_element_limit_option
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.transforms.report_options import (emit_report, greedy_data, op_label, report_option,
+                                                      wants_report)
 
 
 @register_pass
@@ -28,12 +30,13 @@ class ApplyRules(Pass):
     max_num_rewrites: int = option(-1, "Rewrites before stopping (-1: no limit)", min=-1)
     fold_element_limit: int = fold_element_limit_option()
     test_convergence: bool = option(False, "Fail if the rewrite does not converge")
-    report: bool = option(False, "Emit the convergence report as a remark")
+    report: str = report_option()
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         from egraft.patterns import rules_of  # imported here: egraft-opt loads every pass, and most runs use few of them
         from egraft.patterns.fold_limits import fold_limits
         from egraft.rewrite.greedy.driver import GreedyConfig, apply_rules_greedily
+        from egraft.rewrite.phases import idle_lines, rule_rows
 
         if self.driver != "greedy":
             raise PassFailure(Diagnostic("error", f"apply-rules: unknown driver '{self.driver}' (use greedy)", op.loc))
@@ -43,9 +46,13 @@ class ApplyRules(Pass):
             raise PassFailure(Diagnostic("error", str(e.args[0]), op.loc)) from None
         with fold_limits(self.fold_element_limit or None) as limits:
             result = apply_rules_greedily(op, rules, GreedyConfig(self.max_iterations, self.max_num_rewrites))
-        if self.report:
+        if wants_report(self.report):
             refused = f"; {limits.summary()}" if limits.refused else ""
-            ctx.emit(Diagnostic("remark", result.summary() + refused, op.loc))
+            rows = rule_rows(rules, None, result, {}, on_egraph=False)
+            emit_report(self.report, "\n".join([result.summary() + refused, *idle_lines(rows)]),
+                        {"pass": self.NAME, "op": op_label(op), "driver": "greedy", "text": result.summary(),
+                         "converged": result.converged, "greedy": greedy_data(result), "folds_refused": limits.summary(),
+                         "rules": rows}, op, ctx)
         if self.test_convergence and not result.converged:
             raise PassFailure(Diagnostic("error", f"rules did not converge after {result.iterations} iteration(s) "
                                          f"({result.stop})", op.loc))

@@ -18,6 +18,7 @@ from egraft.ir import Diagnostic, Operation
 from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                                           fold_element_limit_option, stop_text)
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
+from egraft.passes.transforms.report_options import emit_report, op_label, phases_data, report_option, wants_report
 
 if TYPE_CHECKING:  # the engine is imported where it runs: egraft-opt loads every pass
     from egraft.rewrite.phases import PhasesReport
@@ -57,14 +58,14 @@ class Canonicalize(Pass):
                                   choices=("disabled", "normal", "aggressive", "true", "false"))
     disable_patterns: list[str] = option([], "Rule names not to apply")
     enable_patterns: list[str] = option([], "Only these rule names (empty: all)")
-    report: bool = option(False, "Emit what the driver did as a remark")
+    report: str = report_option()
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
         from egraft.patterns import declaration
         from egraft.rewrite.encoding.cost_models import canonical_cost
         from egraft.rewrite.greedy.driver import GreedyConfig
-        from egraft.rewrite.phases import run_phases
+        from egraft.rewrite.phases import fired_lines, idle_lines, run_phases
 
         try:
             declared = declaration(self.rules, self.enabled)
@@ -74,8 +75,12 @@ class Canonicalize(Pass):
                           budget=budget(self.egraph_iterations, self.max_enodes, self.timeout, started),
                           cost=canonical_cost(), fold_element_limit=self.fold_element_limit or None)
         text = self.summary(done) + (f"; {done.refused}" if done.refused else "") + done.structural_summary()
-        if self.report:
-            ctx.emit(Diagnostic("remark", text, op.loc))
+        if wants_report(self.report):
+            rows = done.rule_rows(declared)
+            lines = fired_lines(rows) if done.round_trip is not None else []  # the greedy summary has its own
+            emit_report(self.report, "\n".join([text, *lines, *idle_lines(rows)]),
+                        {"pass": self.NAME, "op": op_label(op), "driver": self.driver, "text": text,
+                         **phases_data(done), "rules": rows}, op, ctx)
         if self.test_convergence and not done.converged:
             raise PassFailure(Diagnostic("error", f"canonicalize did not converge: {text}", op.loc))
 

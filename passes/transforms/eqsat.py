@@ -19,7 +19,7 @@ from egraft.ir import Diagnostic, Operation
 from egraft.passes.manager.limits import (DEFAULT_MAX_ENODES, DEFAULT_MAX_ITERATIONS, DEFAULT_TIMEOUT, budget,
                      fold_element_limit_option, stop_text)
 from egraft.passes.manager.registry import Pass, PassContext, PassFailure, option, register_pass
-from egraft.passes.transforms.report_options import emit_report, op_label, report_option
+from egraft.passes.transforms.report_options import emit_report, op_label, report_option, wants_report
 
 if TYPE_CHECKING:
     from egraft.rewrite.lower_pipeline import RoundTrip
@@ -61,11 +61,11 @@ class EqSat(Pass):
                                                                     self.timeout, started))
         if self.dump_egraph and result.written:
             self.dump(op, before, result)
-        if self.report.lower() in ("", "false", "0"):
+        if not wants_report(self.report):
             return
         summary = self.summary(result, skipped, stop_text(result, self.max_iterations, self.max_enodes,
                                                            self.timeout), limits.summary())
-        rows = rule_rows(declared, result.report, None, skipped)
+        rows = rule_rows(declared.rules, result.report, None, skipped)
         summary.update({"pass": self.NAME, "op": op_label(op), "rules": rows})
         text = "\n".join([summary["text"], *fired_lines(rows), *idle_lines(rows)])
         emit_report(self.report, text, summary, op, ctx)

@@ -17,11 +17,17 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from egraft.ir import Diagnostic, Operation
 
 from egraft.passes.manager.registry import PassContext, PassFailure, option
+
+if TYPE_CHECKING:
+    from egraft.rewrite.greedy.driver import GreedyReport
+    from egraft.rewrite.phases import PhasesReport
 
 REPORT_VERSION = 1
 _REMARK = ("-", "true", "1")
@@ -37,10 +43,15 @@ def report_option() -> Any:
                   "(per-rule statistics included)")
 
 
+def wants_report(spec: str) -> bool:
+    """Whether the option's value asks for a report (a pass skips building one otherwise)."""
+    return spec.lower() not in _NONE
+
+
 def emit_report(spec: str, text: str, data: dict, op: Operation, ctx: PassContext) -> None:
     """Send a pass's report where `spec` (the option's value) says: ``text`` as a remark, or
     ``data`` (JSON-ready) appended to the runs of the file."""
-    if spec.lower() in _NONE:
+    if not wants_report(spec):
         return
     if spec.lower() in _REMARK:
         ctx.emit(Diagnostic("remark", text, op.loc))
@@ -63,3 +74,25 @@ def op_label(op: Operation) -> str:
     """What a report calls the op a pass ran on: its name and symbol (`func.func @main`)."""
     value = getattr(op.attr("sym_name"), "value", None)
     return f"{op.name} @{value}" if value is not None else op.name
+
+
+def greedy_data(report: GreedyReport) -> dict:
+    """A greedy run's report as JSON, its per-rule stats left to the report's ``rules`` rows."""
+    return attrs.asdict(report, filter=lambda a, _: a.name != "rules")
+
+
+def phases_data(done: PhasesReport) -> dict:
+    """The JSON-ready parts of a rule-set run (rewrite/phases.py) other than its rules: what the
+    e-graph round trip and the greedy driver did, the structural steps, refused folds."""
+    trip, greedy = done.round_trip, done.greedy
+    egraph = None
+    if trip is not None:
+        rep = trip.report
+        egraph = {"stop": rep.stop if rep else None, "iterations": rep.iterations if rep else 0,
+                  "ops_in": trip.ops_in, "enodes": trip.enodes, "eclasses": trip.eclasses, "cost": trip.cost,
+                  "seconds": trip.seconds, "written": trip.written,
+                  "writeback": attrs.asdict(trip.writeback) if attrs.has(type(trip.writeback))
+                  else vars(trip.writeback)}
+    return {"converged": done.converged, "egraph": egraph,
+            "greedy": None if greedy is None else greedy_data(greedy),
+            "not_on_egraph": done.not_on_egraph, "structural": dict(done.structural), "folds_refused": done.refused}

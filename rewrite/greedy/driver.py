@@ -54,10 +54,12 @@ class GreedyConfig:
 
 @attrs.define
 class GreedyRuleStats:
-    """What one rule did in a run: matches found at the ops it was tried on, applications
-    (matches whose result was built; a build may refuse), ops its results added, and the wall
-    time spent matching and building it (measured around each try, so exact per rule)."""
+    """What one rule did in a run: the ops it was tried on (those of its root op's name), the
+    matches found there, applications (matches whose result was built; a build may refuse),
+    ops its results added, and the wall time spent matching and building it (measured around
+    each try, so exact per rule)."""
 
+    tries: int = 0
     matches: int = 0
     applications: int = 0
     ops_added: int = 0
@@ -187,6 +189,7 @@ class GreedyDriver:
                  report: GreedyReport) -> bool:
         for rule, matcher in candidates:
             stats, began = report.rules[rule.name], time.perf_counter()
+            stats.tries += 1
             for match in matcher.matches(op):
                 stats.matches += 1
                 producers = [v.owner for m in match.ops for v in m.operands if hasattr(v, "owner")
