@@ -19,6 +19,8 @@ from egraft.ir.dialects.affine_forms import (SYMBOL_IDENTITY, SSAExprParser, par
                                              print_dim_and_symbol_list, resolve_indices, ssa_names,
                                              verify_dims_and_symbols)
 from egraft.ir.dialects.func import print_return_like
+from egraft.ir.dialects.region_forms import ensure_terminator as add_terminator
+from egraft.ir.dialects.region_forms import parse_iter_args, parse_yield, print_iter_args
 from egraft.ir.records import constraints as C
 from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
@@ -29,10 +31,7 @@ from egraft.ir.verifier import op_error
 
 
 def _parse_yield(p: FormParser) -> Operation:
-    refs = p.parse_operand_ref_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return p.create_op("affine.yield", p.resolve_operands(refs, types), attributes=attrs)
+    return parse_yield(p, "affine.yield")
 
 
 def _verify_yield(op: Operation) -> None:
@@ -58,14 +57,14 @@ YIELD = OpDef(
 )
 
 
+def build_yield() -> Operation:
+    """An operand-less `affine.yield` (the terminator the custom forms leave out)."""
+    return YIELD.build([])
+
+
 def ensure_terminator(region: Region) -> None:
     """Add the implicit `affine.yield` the custom form leaves out."""
-    if not region.blocks:
-        region.add_block()
-    block = region.blocks[-1]
-    last = block.last
-    if last is None or last.opdef is None or not last.opdef.has_trait(Traits.Terminator):
-        block.append(YIELD.build([]))
+    add_terminator(region, build_yield)
 
 
 # ------------------------------------------------------------------ affine.for
@@ -133,26 +132,11 @@ def _parse_for(p: FormParser) -> Operation:
     attrs["step"] = A.IntegerAttr(step, T.index)
     entry = [(iv, T.index, None)]
     init_refs: list = []
-    result_types: list[T.Type] = []
-    if p.parse_optional_keyword("iter_args"):
-        pairs = []
-        p.parse_punct("(")
-        if not p.parse_optional_punct(")"):
-            while True:
-                arg = p.parse_operand_ref()
-                p.parse_punct("=")
-                pairs.append((arg, p.parse_operand_ref()))
-                if p.parse_optional_punct(")"):
-                    break
-                p.parse_punct(",")
-        p.parse_punct("->")
-        result_types = p.parse_function_result_types()
-        if len(pairs) != len(result_types):
-            raise p.error("'affine.for' op mismatch between the number of loop-carried values and results",
-                          p.op_start)
-        for (arg, init), t in zip(pairs, result_types):
-            entry.append((arg, t, None))
-            init_refs.append((init, t))
+    pairs, result_types = parse_iter_args(
+        p, "'affine.for' op mismatch between the number of loop-carried values and results")
+    for (arg, init), t in zip(pairs, result_types):
+        entry.append((arg, t, None))
+        init_refs.append((init, t))
     operands = resolve_indices(p, lb_refs + ub_refs) + [p.resolve_operand(r, t) for r, t in init_refs]
     region = p.parse_region(entry)
     ensure_terminator(region)
@@ -172,12 +156,7 @@ def _print_for(pr: FormPrinter, op: Operation) -> None:
     if step != 1:
         pr.write(f" step {step}")
     inits = groups["inits"]
-    if inits:
-        pr.write(" iter_args(" + ", ".join(f"{pr.value_name(a)} = {pr.value_name(v)}"
-                                          for a, v in zip(body.args[1:], inits)) + ")")
-        pr.write(" -> (")
-        pr.print_types(op.result_types)
-        pr.write(")")
+    print_iter_args(pr, body.args[1:], inits, op.result_types)
     pr.write(" ")
     pr.print_region(op.regions[0], print_entry_args=False, print_block_terminators=bool(inits))
     pr.print_op_attr_dict(op, elided=("lowerBoundMap", "upperBoundMap", "step", "operandSegmentSizes"))

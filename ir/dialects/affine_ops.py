@@ -16,13 +16,14 @@ from typing import Sequence
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Operation, Region, Value
+from egraft.ir.core.operation import Operation, Value
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.affine_dims import get_affine_scope, is_valid_affine_index_operand
 from egraft.ir.dialects.affine_forms import (SSAExprParser, parse_dim_and_symbol_list,
                                              print_affine_exprs_of_ssa_ids, print_dim_and_symbol_list,
                                              resolve_indices, verify_dims_and_symbols)
-from egraft.ir.dialects.affine_loops import FOR, PARALLEL, YIELD, ensure_terminator
+from egraft.ir.dialects.affine_loops import FOR, PARALLEL, YIELD, build_yield
+from egraft.ir.dialects.region_forms import parse_then_else, print_then_else
 from egraft.ir.records import constraints as C
 from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
@@ -89,15 +90,10 @@ def _parse_if(p: FormParser) -> Operation:
     if len(syms) != attr.value.num_symbols:
         raise p.error("symbol operand count and integer set symbol count must match", pos)
     result_types = p.parse_function_result_types() if p.parse_optional_punct("->") else []
-    then = p.parse_region()
-    ensure_terminator(then)
-    other = Region()
-    if p.parse_optional_keyword("else"):
-        other = p.parse_region()
-        ensure_terminator(other)
+    regions = parse_then_else(p, build_yield)
     attrs = p.parse_optional_attr_dict()
     attrs["condition"] = attr
-    return p.create_op("affine.if", resolve_indices(p, dims + syms), result_types, attrs, regions=[then, other])
+    return p.create_op("affine.if", resolve_indices(p, dims + syms), result_types, attrs, regions=regions)
 
 
 def _print_if(pr: FormPrinter, op: Operation) -> None:
@@ -106,12 +102,7 @@ def _print_if(pr: FormPrinter, op: Operation) -> None:
     pr.print_attribute(cond)
     print_dim_and_symbol_list(pr, op.operands, cond.value.num_dims)
     pr.print_arrow_types(op.result_types)
-    pr.write(" ")
-    with_terms = bool(op.results)
-    pr.print_region(op.regions[0], print_entry_args=False, print_block_terminators=with_terms)
-    if op.regions[1].blocks:
-        pr.write(" else ")
-        pr.print_region(op.regions[1], print_entry_args=False, print_block_terminators=with_terms)
+    print_then_else(pr, op)
     pr.print_op_attr_dict(op, elided=("condition",))
 
 

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from egraft.ir.core import attributes as A
 from egraft.ir.core import types as T
-from egraft.ir.core.operation import Operation, Region
+from egraft.ir.core.operation import Operation
 from egraft.ir.core.traits import Traits
 from egraft.ir.dialects.func import print_return_like
+from egraft.ir.dialects.region_forms import (ensure_terminator, parse_iter_args, parse_then_else, parse_yield,
+                                             print_iter_args, print_then_else)
 from egraft.ir.records import constraints as C
 from egraft.ir.records.custom_form import CustomForm, FormParser, FormPrinter
 from egraft.ir.records.opdef import OpDef, RegionDef, Variadic
@@ -33,10 +35,7 @@ from egraft.ir.verifier import op_error
 
 
 def _parse_yield(p: FormParser) -> Operation:
-    refs = p.parse_operand_ref_list()
-    attrs = p.parse_optional_attr_dict()
-    types = p.parse_colon_type_list() if refs else []
-    return p.create_op("scf.yield", p.resolve_operands(refs, types), attributes=attrs)
+    return parse_yield(p, "scf.yield")
 
 
 def _verify_yield(op: Operation) -> None:
@@ -62,13 +61,8 @@ YIELD = OpDef(
 )
 
 
-def _ensure_terminator(region: Region) -> None:
-    """Add the implicit `scf.yield` the custom form leaves out."""
-    if not region.blocks:
-        region.add_block()
-    last = region.blocks[-1].last
-    if last is None or last.opdef is None or not last.opdef.has_trait(Traits.Terminator):
-        region.blocks[-1].append(YIELD.build([]))
+def _yield() -> Operation:
+    return YIELD.build([])
 
 
 # ------------------------------------------------------------------ scf.for
@@ -84,27 +78,13 @@ def _parse_for(p: FormParser) -> Operation:
     bounds.append(p.parse_operand_ref())
     p.parse_keyword("step")
     bounds.append(p.parse_operand_ref())
-    pairs, result_types = [], []
-    if p.parse_optional_keyword("iter_args"):
-        p.parse_punct("(")
-        if not p.parse_optional_punct(")"):
-            while True:
-                arg = p.parse_operand_ref()
-                p.parse_punct("=")
-                pairs.append((arg, p.parse_operand_ref()))
-                if p.parse_optional_punct(")"):
-                    break
-                p.parse_punct(",")
-        p.parse_punct("->")
-        result_types = p.parse_function_result_types()
-        if len(pairs) != len(result_types):
-            raise p.error("mismatch in number of loop-carried values and defined values", p.op_start)
+    pairs, result_types = parse_iter_args(p, "mismatch in number of loop-carried values and defined values")
     iv_type = p.parse_type() if p.parse_optional_punct(":") else T.index
     operands = p.resolve_operands(bounds, [iv_type] * 3)
     operands += [p.resolve_operand(init, t) for (_, init), t in zip(pairs, result_types)]
     entry = [(iv, iv_type, None)] + [(arg, t, None) for (arg, _), t in zip(pairs, result_types)]
     region = p.parse_region(entry)
-    _ensure_terminator(region)
+    ensure_terminator(region, _yield)
     attrs = p.parse_optional_attr_dict()
     return p.create_op("scf.for", operands, result_types, attrs, regions=[region])
 
@@ -114,11 +94,7 @@ def _print_for(pr: FormPrinter, op: Operation) -> None:
     body = op.regions[0].blocks[0]
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(body.args[0])} = {pr.value_name(lb)} to "
              f"{pr.value_name(ub)} step {pr.value_name(step)}")
-    if inits:
-        pr.write(" iter_args(" + ", ".join(f"{pr.value_name(a)} = {pr.value_name(v)}"
-                                          for a, v in zip(body.args[1:], inits)) + ") -> (")
-        pr.print_types(op.result_types)
-        pr.write(")")
+    print_iter_args(pr, body.args[1:], inits, op.result_types)
     if lb.type is not T.index:
         pr.write(f" : {lb.type}")
     pr.write(" ")
@@ -179,25 +155,15 @@ FOR = OpDef(
 def _parse_if(p: FormParser) -> Operation:
     cond = p.resolve_operand(p.parse_operand_ref(), T.i1)
     result_types = p.parse_function_result_types() if p.parse_optional_punct("->") else []
-    then = p.parse_region()
-    _ensure_terminator(then)
-    other = Region()
-    if p.parse_optional_keyword("else"):
-        other = p.parse_region()
-        _ensure_terminator(other)
+    regions = parse_then_else(p, _yield)
     attrs = p.parse_optional_attr_dict()
-    return p.create_op("scf.if", [cond], result_types, attrs, regions=[then, other])
+    return p.create_op("scf.if", [cond], result_types, attrs, regions=regions)
 
 
 def _print_if(pr: FormPrinter, op: Operation) -> None:
     pr.write(f"{pr.op_name_text(op)} {pr.value_name(op.operands[0])}")
     pr.print_arrow_types(op.result_types)
-    pr.write(" ")
-    with_terms = bool(op.results)
-    pr.print_region(op.regions[0], print_entry_args=False, print_block_terminators=with_terms)
-    if op.regions[1].blocks:
-        pr.write(" else ")
-        pr.print_region(op.regions[1], print_entry_args=False, print_block_terminators=with_terms)
+    print_then_else(pr, op)
     pr.print_op_attr_dict(op)
 
 
