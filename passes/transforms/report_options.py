@@ -4,9 +4,9 @@ pass's report goes.
 * `report=-`, `report=true` (or `1`): a remark on the op the pass ran on;
 * `report=false` (or `0`), or no option: nowhere;
 * anything else is a path: the report is written there as JSON. A pass anchored on
-  functions runs once per function, so the file holds every run of the process:
-  `{"version": 1, "runs": [...]}`, one object per run in the order they ran (a file left by
-  an earlier process is replaced). Each write goes to a temporary file renamed over the
+  functions runs once per function, so the file holds every run of the pipeline:
+  `{"version": 1, "runs": [...]}`, one object per run in the order they ran (passes of one
+  pipeline naming the same path share it; a file left by an earlier pipeline is replaced). Each write goes to a temporary file renamed over the
   path, so a reader never sees half a report.
 
 Booleans keep their meaning (a report once went to a file named `true`). A path that cannot
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -33,8 +34,8 @@ REPORT_VERSION = 1
 _REMARK = ("-", "true", "1")
 _NONE = ("", "false", "0")
 
-# path -> the runs written to it by this process
-_RUNS: dict[str, list[dict]] = {}
+# pipeline (its pass context) -> path -> the runs written to it
+_RUNS: weakref.WeakKeyDictionary[PassContext, dict[str, list[dict]]] = weakref.WeakKeyDictionary()
 
 
 def report_option() -> Any:
@@ -56,7 +57,7 @@ def emit_report(spec: str, text: str, data: dict, op: Operation, ctx: PassContex
     if spec.lower() in _REMARK:
         ctx.emit(Diagnostic("remark", text, op.loc))
         return
-    runs = _RUNS.setdefault(os.path.abspath(spec), [])
+    runs = _RUNS.setdefault(ctx, {}).setdefault(os.path.abspath(spec), [])
     runs.append(data)
     partial = f"{spec}.partial"
     try:
