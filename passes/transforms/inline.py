@@ -60,13 +60,16 @@ symbol-to-dim demotion) runs on the wrappers each function received, right after
 function's calls are inlined and before it is itself inlined elsewhere, so callers copy
 the simpler body; only wrappers whose bodies would break the caller's affine rules stay
 (`keep-wrappers` keeps them all, to see what the inliner made).
-Departures from MLIR: no nested optimization pipeline on callees (run `canonicalize`
-after), and no cost model (every eligible call is inlined).
+`default-pipeline` names passes run on each function once its calls are inlined (and its
+wrappers eliminated), before it is copied into its callers, as MLIR's inliner optimizes
+each call-graph SCC.  Departures from MLIR: that pipeline is empty by default (MLIR's is
+`canonicalize`), so `-inline` only inlines unless asked; it runs after inlining rather than
+also before; and there is no cost model (every eligible call is inlined).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -80,6 +83,8 @@ from egraft.ir.dialects.affine_dims import GRAYBOX, is_valid_symbol
 from egraft.ir.erasure import erase_all
 from egraft.rewrite.structural.graybox import Deferred, eliminate_graybox
 
+from egraft.passes.manager.pass_manager import PassManager
+from egraft.passes.manager.pipeline import parse_pipeline
 from egraft.passes.manager.registry import Pass, PassContext, option, register_pass
 from egraft.passes.transforms.symbol_dce import is_private, symbol_refs
 
@@ -200,9 +205,11 @@ def _sccs(funcs: list[Operation], callees: dict[Operation, list[Operation]]) -> 
 class _Inliner:
     """One run of the pass over a module."""
 
-    def __init__(self, module: Operation, eliminate: bool) -> None:
+    def __init__(self, module: Operation, eliminate: bool,
+                 optimize: Callable[[Operation], None] | None = None) -> None:
         self.module = module
         self.eliminate = eliminate
+        self.optimize = optimize
         self.symbols = _Symbols()
         self.functions: list[Operation] = []  # those with bodies
         # Replaced calls and returns, detached and erased together (`erase_all`): one by one,
@@ -246,6 +253,8 @@ class _Inliner:
                 made = [w for w in made if not eliminate_graybox(w, deferred)]
                 deferred.flush()
             wrappers += made
+            if self.optimize is not None:
+                self.optimize(f)
         self.erase_dead_callees()
         return wrappers
 
@@ -446,6 +455,13 @@ class Inline(Pass):
     SUMMARY = "Inline function calls"
     ANCHOR = "builtin.module"
     keep_wrappers: bool = option(False, "Keep every graybox wrapper (no graybox elimination on them)")
+    default_pipeline: str = option("", "Pipeline run on each function once its calls are inlined, before "
+                                   "it is inlined elsewhere (MLIR's default is 'canonicalize'; empty: none)")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
-        _Inliner(op, eliminate=not self.keep_wrappers).run()
+        optimize = None
+        if self.default_pipeline:
+            # Parsed here, so a bad pipeline is a located error before anything is inlined.
+            pipeline = parse_pipeline(f"func.func({self.default_pipeline})", "<inline default-pipeline>")
+            optimize = PassManager(pipeline.elements[0], emit=ctx.emit).run  # type: ignore[arg-type]
+        _Inliner(op, eliminate=not self.keep_wrappers, optimize=optimize).run()

@@ -344,3 +344,26 @@ def test_outside_affine_code_one_block_is_spliced_and_a_cfg_refused() -> None:
     assert [op.name for op in island.regions[0].blocks[0]] == ["tf.AddV2", "func.call", "tf_executor.yield"]
     assert set(_funcs(after)) == {"pick", "main"}
     assert not any(op.name == "affine.graybox" for op in after.walk())
+
+
+def test_default_pipeline_runs_on_each_function_after_its_calls_are_inlined() -> None:
+    text = """func.func private @one() -> f32 {
+  %c = arith.constant 1.0 : f32
+  return %c : f32
+}
+func.func @two() -> f32 {
+  %a = func.call @one() : () -> f32
+  %b = func.call @one() : () -> f32
+  %s = arith.addf %a, %b : f32
+  return %s : f32
+}"""
+    plain = _funcs(_run(text))["two"]
+    assert sum(op.name == "arith.constant" for op in plain.walk()) == 2
+    optimized = _funcs(_run(text, "inline{default-pipeline=cse}"))["two"]
+    assert sum(op.name == "arith.constant" for op in optimized.walk()) == 1
+
+
+def test_a_bad_default_pipeline_is_a_located_error() -> None:
+    from egraft.passes import PassFailure
+    with pytest.raises(PassFailure, match="'cse2' does not refer to a registered pass"):
+        _run(REFUSED, "inline{default-pipeline=cse2}")
