@@ -89,6 +89,24 @@ def _verify_same_element_types(op: Operation) -> None:
         raise op_error(op, "requires compatible element types for all operands and results")
 
 
+def _verify_bias_add(op: Operation) -> None:
+    """TensorFlow's BiasAdd rules: the value has the rank its data format needs, the bias is a
+    vector, and their channel sizes agree where both are known."""
+    value, bias = (v.type for v in op.operands)
+    fmt = op.attr("data_format")
+    nchw = isinstance(fmt, A.StringAttr) and fmt.value == "NCHW"
+    if isinstance(value, T.RankedTensorType) and len(value.shape) < (3 if nchw else 2):
+        raise op_error(op, f"requires value operand to have rank at least {'three' if nchw else 'two'} with "
+                           f"`{'NCHW' if nchw else 'NHWC'}` data format")
+    if isinstance(bias, T.RankedTensorType) and len(bias.shape) != 1:
+        raise op_error(op, "requires bias operand to have rank exactly one")
+    if isinstance(value, T.RankedTensorType) and isinstance(bias, T.RankedTensorType):
+        feature, length = value.shape[1 if nchw else -1], bias.shape[0]
+        if feature >= 0 and length >= 0 and feature != length:
+            raise op_error(op, "requires channel dimension and feature dimension to match; "
+                               f"found {feature} and {length}, respectively")
+
+
 def _op(name: str, summary: str, operands: Sequence = (), results: Sequence = (("output", TFTensor),),
         attributes: Sequence = (), traits: Sequence[Trait] = _PURE, description: str = "",
         **kwargs) -> OpDef:
@@ -177,7 +195,7 @@ LINALG = [
         attributes=[("strides", C.I64ArrayAttr), ("padding", _PADDING), _EXPLICIT_PADDINGS, _FORMAT,
                     _DILATIONS]),
     _op("BiasAdd", "Adds a 1-D bias along the channel dimension", [("value", TFTensor), ("bias", TFTensor)],
-        attributes=[_FORMAT]),
+        attributes=[_FORMAT], verify=_verify_bias_add),
     _op("MaxPool", "Max pooling", [("input", TFTensor)],
         attributes=[("ksize", _ARRAY4), ("strides", _ARRAY4), ("padding", _PADDING), _EXPLICIT_PADDINGS,
                     AttrDef("data_format", _POOL_FORMAT, default=_NHWC)]),
