@@ -203,6 +203,18 @@ class Parser(ValueScopes):
             block = fwd[0]
         return block
 
+    @staticmethod
+    def _with_successor_operands(opdef: Any, operands: list[Value], forwarded: list[list[Value]],
+                                 attributes: dict) -> tuple[list[Value], dict]:
+        """2019's generic form kept each successor's operands in the successor list; today they
+        follow the op's own operands, in one operand group per successor when the record
+        declares segment sizes (`cf.cond_br`: condition, true operands, false operands)."""
+        if (opdef is not None and opdef.has_trait(Traits.AttrSizedOperandSegments)
+                and "operandSegmentSizes" not in attributes and len(opdef.operands) == 1 + len(forwarded)):
+            sizes = (len(operands), *(len(values) for values in forwarded))
+            attributes = {**attributes, "operandSegmentSizes": A.DenseArrayAttr(T.i32, sizes)}
+        return [*operands, *(v for values in forwarded for v in values)], attributes
+
     def parse_successor_with_operands(self) -> tuple[Block, list[Value]]:
         """`^bb1(%a, %b : i32, i32)` or `^bb1` (the 2019 and current forms)."""
         block = self.parse_successor()
@@ -284,10 +296,14 @@ class Parser(ValueScopes):
         # Operands.
         refs = self.parse_operand_ref_list("()")
         successors: list[Block] = []
+        forwarded: list[list[Value]] = []  # 2019: `[^bb1(%a : i1), ^bb2]` (operands per successor)
         if self.parse_optional_punct("["):
-            successors.append(self.parse_successor())
-            while self.parse_optional_punct(","):
-                successors.append(self.parse_successor())
+            while True:
+                block, values = self.parse_successor_with_operands()
+                successors.append(block)
+                forwarded.append(values)
+                if not self.parse_optional_punct(","):
+                    break
             self.parse_punct("]")
         properties = None
         if self.parse_optional_punct("<"):
@@ -320,6 +336,8 @@ class Parser(ValueScopes):
             raise self.error(f"expected {len(refs)} operand type{'' if len(refs) == 1 else 's'} but had "
                              f"{len(fn.inputs)}", type_pos)
         operands = self.resolve_operands(refs, fn.inputs, type_pos)
+        if any(forwarded):
+            operands, attributes = self._with_successor_operands(opdef, operands, forwarded, attributes)
         if opdef is not None:
             if attributes and opdef.attr_names:
                 attributes, properties = opdef.split_attributes(attributes, properties)

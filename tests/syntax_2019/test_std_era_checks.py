@@ -511,3 +511,24 @@ def test_2019_tensorflow_integer_tensors_have_no_signedness_in_messages():
     expect_2019(text, "must be tensor of 32/64-bit integer values")
     rc, _, err = run_opt(text.replace("func @f", "func.func @f"))
     assert rc != 0 and "must be tensor of 32/64-bit signed integer values" in err, err
+
+
+def test_2019_generic_successor_lists_carry_their_operands():
+    """2019's generic form kept a successor's operands in the successor list; they read as
+    today's operands (with `cf.cond_br`'s segment sizes) and print in today's form."""
+    rc, out, err = run_opt("""\
+        func @f(%c: i1, %a: i32, %b: i64) -> i32 {
+          "std.cond_br"(%c)[^bb1(%a : i32), ^bb2(%b, %a : i64, i32)] : (i1) -> ()
+        ^bb1(%x: i32):
+          "std.br"()[^bb2(%b, %x : i64, i32)] : () -> ()
+        ^bb2(%y: i64, %z: i32):
+          return %z : i32
+        }
+        """)
+    assert rc == 0, err
+    assert "cf.cond_br %arg0, ^bb1(%arg1 : i32), ^bb2(%arg2, %arg1 : i64, i32)" in out
+    assert "cf.br ^bb2(%arg2, %0 : i64, i32)" in out
+    rc, again, err = run_opt(out)
+    assert rc == 0 and again == out, err
+    rc, _, err = run_opt('func @f(%c: i1) {\n  "std.cond_br"(%c)[^bb1(%c : i1)] : (i1) -> ()\n^bb1(%x: i1):\n  return\n}\n')
+    assert rc != 0 and "<stdin>:2:" in err and "Traceback" not in err, err
