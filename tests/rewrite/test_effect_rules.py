@@ -11,6 +11,9 @@ the reference interpreter.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -296,3 +299,30 @@ def test_straight_line_code_inside_a_graybox_is_rewritten_the_same(run) -> None:
         rng = np.random.default_rng(seed)
         inputs = [MemRef(rng.standard_normal(4).astype(np.float32)), np.float32(rng.standard_normal())]
         assert check_agreement(before, after, inputs, True, None, "g")
+
+
+BRANCHES = """
+func.func @absf(%x: f32) -> f32 {
+  %z = arith.constant 0.0 : f32
+  %p = arith.cmpf olt, %x, %z : f32
+  cf.cond_br %p, ^neg, ^pos
+^neg:
+  %n = arith.negf %x : f32
+  return %n : f32
+^pos:
+  return %x : f32
+}
+"""
+
+
+def test_a_terminator_on_the_effect_chain_is_placed_once() -> None:
+    """A branch is on its block's effect chain (an op with successors is Opaque, effectful);
+    the write-back placed it a second time when the chain's entries changed shape (8bf5c91),
+    which made a cycle of the block's op list and the write-back loop forever. Run in a
+    child process with a time limit, so that a regression fails instead of hanging."""
+    code = ("import sys\nfrom egraft.ir import parse, print_ir, verify\n"
+            "from egraft.rewrite.lower_pipeline import optimize\n"
+            "m = parse(sys.stdin.read())\noptimize(m)\nverify(m)\nprint(print_ir(m))\n")
+    done = subprocess.run([sys.executable, "-c", code], input=BRANCHES, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("cf.cond_br") == 1 and done.stdout.count("return") == 2
