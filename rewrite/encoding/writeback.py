@@ -405,8 +405,8 @@ class _Writer:
                     self.new_ops[new].add(e)
                 replacing = []
         if self.node(term_c)[0] != "NoTerm":
-            term = ctx.ops.get(term_c) if term_c in chain else None
-            term = term or self.chain_op(term_c, ctx)
+            # a terminator on the effect chain (a branch) was placed by the loop above
+            term = ctx.ops.get(term_c) or self.chain_op(term_c, ctx)
             ctx.placed.remove(term)
             ctx.terminator = term
         self.fwd_targets[rid] = self.items(fwd_c)
