@@ -365,9 +365,16 @@ class Operation:
         value.uses.append(self)
 
     def set_operands(self, values: Sequence[Value]) -> None:
+        values = list(values)
+        if sorted(map(id, values)) == sorted(map(id, self.operands)):
+            # the same values reordered (a map's operands regrouped): the use lists hold one
+            # entry per use, in no meaningful order, so they stay; removing from the middle
+            # of a constant's use list of thousands made graybox elimination quadratic
+            self.operands = values
+            return
         for v in self.operands:
             _remove_use(v.uses, self)
-        self.operands = list(values)
+        self.operands = values
         for v in self.operands:
             v.uses.append(self)
 
