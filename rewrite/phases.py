@@ -61,6 +61,14 @@ class PhasesReport:
         """`; step: n` for each structural step that rewrote something."""
         return "".join(f"; {name}: {n}" for name, n in self.structural.items() if n)
 
+    def phase_seconds(self) -> dict[str, float]:
+        """Wall time of each phase that ran: the round trip's steps (lower, load, saturate,
+        export, extract, writeback) and the greedy driver's run (``greedy``)."""
+        seconds = dict(self.round_trip.seconds) if self.round_trip is not None else {}
+        if self.greedy is not None:
+            seconds["greedy"] = self.greedy.seconds
+        return seconds
+
     def rule_rows(self, declared: Declaration) -> list[dict]:
         """Per-rule statistics of both drivers and why each rule of ``declared`` that
         rewrote nothing did not (see :func:`rule_rows`)."""

@@ -128,6 +128,7 @@ class PassManager:
                         if e.anchor is None or child.name == e.anchor:
                             self._run(e, child, node)
             else:
+                self.context.timing = node
                 self._run_pass(e, op)
             if node is not None:
                 node.seconds += time.perf_counter() - start

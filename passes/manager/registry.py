@@ -50,6 +50,15 @@ class PassContext:
 
     def __init__(self, emit: Callable[[Diagnostic], None]) -> None:
         self.emit = emit
+        # The running pass's row of the --mlir-timing report (a pass_manager.TimingNode), None untimed.
+        self.timing: Any = None
+
+    def time_phases(self, seconds: Mapping[str, float]) -> None:
+        """Add wall times of the running pass's phases (the e-graph round trip's lower, load,
+        saturate, ...) under its row of the --mlir-timing report, summed over its runs."""
+        if self.timing is not None:
+            for name, value in seconds.items():
+                self.timing.child(name, name).seconds += value
 
 
 class Pass:

@@ -74,6 +74,7 @@ class Canonicalize(Pass):
         done = run_phases(op, declared, self.driver, greedy=GreedyConfig(self.max_iterations, self.max_num_rewrites),
                           budget=budget(self.egraph_iterations, self.max_enodes, self.timeout, started),
                           cost=canonical_cost(), fold_element_limit=self.fold_element_limit or None)
+        ctx.time_phases(done.phase_seconds())
         text = self.summary(done) + (f"; {done.refused}" if done.refused else "") + done.structural_summary()
         if wants_report(self.report):
             rows = done.rule_rows(declared)

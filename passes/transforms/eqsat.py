@@ -59,6 +59,7 @@ class EqSat(Pass):
         with fold_limits(self.fold_element_limit or None) as limits:
             result, skipped = run_egraph_rules(op, declared, budget(self.max_iterations, self.max_enodes,
                                                                     self.timeout, started))
+        ctx.time_phases(result.seconds)
         if self.dump_egraph and result.written:
             self.dump(op, before, result)
         if not wants_report(self.report):

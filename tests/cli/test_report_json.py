@@ -134,3 +134,14 @@ def test_an_unwritable_report_path_is_a_located_error(tmp_path: Path) -> None:
     assert code == 1 and out == "" and "Traceback" not in err
     assert_one_error_line(err.splitlines()[0], "dense_block.mlir:5:1: error: cannot write the report to",
                           "No such file or directory")
+
+
+def test_mlir_timing_lists_the_egraph_phases_under_the_pass() -> None:
+    code, _, err = run(str(GOOD), "--mlir-timing",
+                       "-pass-pipeline=builtin.module(func.func(canonicalize,canonicalize{driver=greedy}))")
+    assert code == 0, err
+    names = [line.split("%)", 1)[1] for line in err.splitlines() if "%)" in line]
+    egraph, greedy = [i for i, name in enumerate(names) if name == "    Canonicalize"]
+    assert set(names[egraph + 1:greedy]) == {f"      {phase}" for phase in ("lower", "load", "saturate", "export",
+                                                                           "extract", "writeback")}
+    assert names[greedy + 1] == "      greedy"
