@@ -22,6 +22,7 @@ from egraft.passes.manager.registry import Pass, PassContext, PassFailure, optio
 from egraft.passes.transforms.report_options import emit_report, op_label, report_option, wants_report
 
 if TYPE_CHECKING:
+    from egraft.patterns.rule import Rule
     from egraft.rewrite.lower_pipeline import RoundTrip
 
 
@@ -42,7 +43,10 @@ class EqSat(Pass):
                             "included; what saturation found by then is written back (0: no limit)", min=0)
     fold_element_limit: int = fold_element_limit_option()
     report: str = report_option()
-    dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph)")
+    dump_egraph: str = option("", "Directory for Graphviz pictures (IR before/after, e-graph): .dot files, "
+                              "rendered to SVG and PNG when Graphviz's dot is on PATH")
+    dump_rule: str = option("", "With dump-egraph: draw only the e-classes holding an op of this rule's "
+                            "patterns, with their operands' classes")
 
     def run(self, op: Operation, ctx: PassContext) -> None:
         started = time.perf_counter()  # the time budget is the pass's, the imports below included
@@ -61,7 +65,7 @@ class EqSat(Pass):
                                                                     self.timeout, started))
         ctx.time_phases(result.seconds)
         if self.dump_egraph and result.written:
-            self.dump(op, before, result)
+            self.dump(op, before, result, declared.rules, ctx)
         if not wants_report(self.report):
             return
         summary = self.summary(result, skipped, stop_text(result, self.max_iterations, self.max_enodes,
@@ -71,15 +75,29 @@ class EqSat(Pass):
         text = "\n".join([summary["text"], *fired_lines(rows), *idle_lines(rows)])
         emit_report(self.report, text, summary, op, ctx)
 
-    def dump(self, op: Operation, before: str, result: RoundTrip) -> None:
-        from egraft.rewrite.dot import egraph_dot, ir_dot
+    def dump(self, op: Operation, before: str, result: RoundTrip, rules: tuple[Rule, ...], ctx: PassContext) -> None:
+        """Write the pictures; Graphviz missing or failing is a remark, never a failure."""
+        from egraft.rewrite.dot import classes_of_ops, egraph_dot, ir_dot, render
 
+        classes = None
+        if self.dump_rule:
+            rule = next((r for r in rules if r.name == self.dump_rule), None)
+            if rule is None:
+                raise PassFailure(Diagnostic("error", f"dump-rule: no rule '{self.dump_rule}' in the rule sets "
+                                             f"{','.join(self.rules)}", op.loc))
+            ops = {p.name for p in (*rule.source_ops(), *rule.result_ops())}
+            classes = classes_of_ops(result.egraph, ops)  # type: ignore[arg-type]
         os.makedirs(self.dump_egraph, exist_ok=True)
         stem = os.path.join(self.dump_egraph, op.name)
+        written = []
         for suffix, text in (("before", before), ("after", ir_dot(op)),
-                             ("egraph", egraph_dot(result.egraph, result.choice))):  # type: ignore[arg-type]
-            with open(f"{stem}.{suffix}.dot", "w", encoding="utf-8") as f:
+                             ("egraph", egraph_dot(result.egraph, result.choice, classes=classes))):  # type: ignore[arg-type]
+            written.append(f"{stem}.{suffix}.dot")
+            with open(written[-1], "w", encoding="utf-8") as f:
                 f.write(text)
+        why = render(written)
+        if why is not None:
+            ctx.emit(Diagnostic("remark", f"dump-egraph: {why}", op.loc))
 
     @staticmethod
     def summary(result: RoundTrip, skipped: dict[str, str], stop: str, refused: str) -> dict:
