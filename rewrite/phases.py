@@ -8,7 +8,7 @@ A pass names rule sets and a driver; this module runs what the sets declare, in 
 2. the rules, on the chosen driver:
    * ``egraph``: the round trip of :func:`egraft.rewrite.lower_pipeline.optimize` with the
      e-graph rules, then the greedy driver with the greedy-only rules and any rule the e-graph
-     compiler refused (they build effectful ops or read the IR), so both drivers apply every
+     compiler refused (they read the IR or build ops with regions), so both drivers apply every
      rule; rules whose source ops do not occur are not compiled (egglog takes ~3 ms a rule);
    * ``greedy``: the greedy driver with every rule;
 3. the structural steps, after the rules.
