@@ -5,8 +5,8 @@ drawn programs it rewrote; UNSOUND, with the minimal function that shows it, its
 the results before and after and the rewritten function; never applied (its pattern and
 checks matched none of the drawn programs, so nothing was shown); not checked, and why (an
 op the interpreter has no semantics for).  A summary line follows.  Exit status 1 when a rule
-is unsound or a set is unknown, else 0.  The check draws programs with hypothesis, a test
-dependency: without it the run says how to install it.
+is unsound or a set is unknown, else 0.  The check draws programs with hypothesis (a
+dependency of egraft; an environment without it is told how to install it).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def check_rule_sets(names: Sequence[str], stdout: TextIO, stderr: TextIO, exampl
     try:
         from egraft.passes.soundness.counterexample import NEVER_APPLIED, NOT_CHECKED, UNSOUND, check_rule
     except ImportError as e:
-        stderr.write(f"egraft-opt: error: --check-rules needs {e.name}: pip install 'egraft[test]'\n")
+        stderr.write(f"egraft-opt: error: --check-rules needs {e.name}: pip install {e.name}\n")
         return 1
     from egraft.patterns import rules_of
 
