@@ -102,6 +102,7 @@ class PassOption:
     min: float | None = None
     max: float | None = None
     choices: tuple[str, ...] = ()  # a string option's allowed values (empty: any)
+    bare: str | None = None  # a string option's value when given as a bare flag (None: it needs one)
 
     def range_text(self) -> str:
         """`>= 1`, `0 to 10`, `egraph, greedy` or '' (unbounded)."""
@@ -115,12 +116,12 @@ class PassOption:
 
 
 def option(default: Any, doc: str, *, min: float | None = None, max: float | None = None,
-           choices: tuple[str, ...] = ()) -> Any:
+           choices: tuple[str, ...] = (), bare: str | None = None) -> Any:
     """Declare a pass option (an attrs field with a doc line).  A number option states
     its valid range and a string option its allowed values, so that a value outside
     them (`max-iterations=-5`, `driver=egrahp`) is a command-line error instead of a
     pass quietly doing nothing."""
-    metadata = {"doc": doc, "min": min, "max": max, "choices": choices}
+    metadata = {"doc": doc, "min": min, "max": max, "choices": choices, "bare": bare}
     if isinstance(default, list):
         return attrs.field(factory=lambda: list(default), metadata=metadata)
     return attrs.field(default=default, metadata=metadata)
@@ -133,7 +134,8 @@ def options_of(cls: type[Pass]) -> list[PassOption]:
         default = f.default.factory() if isinstance(f.default, attrs.Factory) else f.default  # type: ignore[union-attr]
         ftype = f.type if isinstance(f.type, type) else _TYPES.get(str(f.type), str)
         out.append(PassOption(f.name.replace("_", "-"), f.name, ftype, default, f.metadata.get("doc", ""),
-                              f.metadata.get("min"), f.metadata.get("max"), f.metadata.get("choices", ())))
+                              f.metadata.get("min"), f.metadata.get("max"), f.metadata.get("choices", ()),
+                              f.metadata.get("bare")))
     return out
 
 
@@ -157,6 +159,8 @@ def convert_option(opt: PassOption, text: str | None) -> Any:
         if text.lower() in ("false", "0"):
             return False
         raise ValueError(f"'{text}' is invalid value for boolean argument '{opt.name}'! Try 0 or 1")
+    if text is None and opt.bare is not None:
+        return opt.bare
     if text is None:
         raise ValueError(f"option '{opt.name}' requires a value")
     if opt.type in (int, float):

@@ -1,7 +1,7 @@
 """The `report=` option of the rewriting passes (eqsat, canonicalize, apply-rules): where a
 pass's report goes.
 
-* `report=-`, `report=true` (or `1`): a remark on the op the pass ran on;
+* `report=-`, `report=true` (or `1`, or a bare `report`): a remark on the op the pass ran on;
 * `report=false` (or `0`), or no option: nowhere;
 * anything else is a path: the report is written there as JSON. A pass anchored on
   functions runs once per function, so the file holds every run of the pipeline:
@@ -40,8 +40,8 @@ _RUNS: weakref.WeakKeyDictionary[PassContext, dict[str, list[dict]]] = weakref.W
 
 def report_option() -> Any:
     """The `report` option's declaration."""
-    return option("", "What the rewrite did: '-' or true as a remark, a file path to write it as JSON "
-                  "(per-rule statistics included)")
+    return option("", "What the rewrite did: '-' or true (or a bare `report`) as a remark, a file path to "
+                  "write it as JSON (per-rule statistics included)", bare="true")
 
 
 def wants_report(spec: str) -> bool:

@@ -145,3 +145,10 @@ def test_mlir_timing_lists_the_egraph_phases_under_the_pass() -> None:
     assert set(names[egraph + 1:greedy]) == {f"      {phase}" for phase in ("lower", "load", "saturate", "export",
                                                                            "extract", "writeback")}
     assert names[greedy + 1] == "      greedy"
+
+
+def test_a_bare_report_flag_is_a_remark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(str(GOOD), "-pass-pipeline=builtin.module(func.func(apply-rules{rules=tf-canonical report}))")
+    assert code == 0 and err.count(": remark: converged") == 2, err
+    assert list(tmp_path.iterdir()) == []

@@ -2,7 +2,7 @@
 
 // Two MatMuls of one lhs become one MatMul of the concatenated rhs, split (a multi-root rule).
 // CHECK: remark: converged (converged) after 2 iteration(s): 1 rewrite(s)
-// CHECK-NEXT: matmul-shared-lhs: 1
+// CHECK-NEXT: matmul-shared-lhs: 1 rewrite(s), 1 match(es), {{[0-9]+}} op(s) added
 // CHECK-LABEL: func.func @merge
 // CHECK: "tf.ConcatV2"(%arg1, %arg2, %{{.*}}) {{.*}} -> tensor<8x32xf32>
 // CHECK: "tf.MatMul"(%arg0, %{{.*}}) {{.*}} -> tensor<4x32xf32>
