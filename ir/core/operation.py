@@ -19,6 +19,7 @@ from egraft.ir.core.attributes import Attribute
 from egraft.ir.core.location import UNKNOWN, Location
 from egraft.ir.core.traits import Trait
 from egraft.ir.core.types import Type
+from egraft.ir.core.uses import UseList
 
 
 class IRError(Exception):
@@ -63,10 +64,6 @@ def set_record_lookup(lookup: Callable[[str], OpRecord | None]) -> None:
 
 # ---------------------------------------------------------------- values
 
-#: Use lists up to this long are searched by `list.remove` alone (a scan is cheaper than a miss).
-_SHORT_USES = 32
-
-
 def _nested_ops(op: "Operation") -> list["Operation"]:
     """The ops directly inside `op`'s regions, in order (followed through the
     blocks' links: `list.extend(block)` would count the block first)."""
@@ -80,42 +77,15 @@ def _nested_ops(op: "Operation") -> list["Operation"]:
     return nested
 
 
-def _remove_use(uses: list["Operation"], op: "Operation") -> None:
-    """Remove one of `op`'s entries from `uses`; for callers that remove all of them, so
-    which one goes first does not change the result.
-
-    `list.remove` scans from the front at ~15 ns a user, which is quadratic when a rewrite
-    erases most users of a value read thousands of times (a constant).  The erased user
-    is nearly always among the oldest (a sweep in program order) or among the newest (a
-    replace-all-uses has just appended it), so both ends are searched first, in windows
-    doubling in size: the cost is proportional to the distance from the nearer end."""
-    hi = len(uses)
-    if hi <= _SHORT_USES:
-        uses.remove(op)
-        return
-    if uses[-1] is op:
-        uses.pop()
-        return
-    lo, width = 0, 8
-    while lo < hi:
-        for start, end in ((lo, min(lo + width, hi)), (max(hi - width, lo), hi)):
-            try:
-                del uses[uses.index(op, start, end)]
-                return
-            except ValueError:
-                pass
-        lo, hi, width = min(lo + width, hi), max(hi - width, lo), width * 2
-    raise ValueError(f"'{op.name}' is not a user")
-
-
 class Value:
-    """An SSA value.  `uses` lists the operations reading it, once per operand slot."""
+    """An SSA value.  `uses` holds the operations reading it, once per operand slot (a
+    `UseList`: adding or removing one use is O(1) however many the value has)."""
 
     __slots__ = ("type", "uses")
 
     def __init__(self, type: Type) -> None:
         self.type = type
-        self.uses: list[Operation] = []
+        self.uses = UseList()
 
     @property
     def owner_op(self) -> "Operation | None":
@@ -129,7 +99,7 @@ class Value:
     @property
     def users(self) -> list["Operation"]:
         """Distinct users in first-use order."""
-        return list(dict.fromkeys(self.uses))
+        return self.uses.users()
 
     def has_one_use(self) -> bool:
         return len(self.uses) == 1
@@ -163,7 +133,7 @@ class OpResult(Value):
 
     def __init__(self, type: Type, owner: "Operation", index: int) -> None:
         self.type = type
-        self.uses = []
+        self.uses = UseList()
         self.owner = owner
         self.index = index
 
@@ -184,7 +154,7 @@ class BlockArgument(Value):
 
     def __init__(self, type: Type, owner: "Block", index: int, loc: Location = UNKNOWN) -> None:
         self.type = type
-        self.uses = []
+        self.uses = UseList()
         self.owner = owner
         self.index = index
         self.loc = loc
@@ -366,14 +336,8 @@ class Operation:
 
     def set_operands(self, values: Sequence[Value]) -> None:
         values = list(values)
-        if sorted(map(id, values)) == sorted(map(id, self.operands)):
-            # the same values reordered (a map's operands regrouped): the use lists hold one
-            # entry per use, in no meaningful order, so they stay; removing from the middle
-            # of a constant's use list of thousands made graybox elimination quadratic
-            self.operands = values
-            return
         for v in self.operands:
-            _remove_use(v.uses, self)
+            v.uses.remove(self)
         self.operands = values
         for v in self.operands:
             v.uses.append(self)
@@ -382,7 +346,7 @@ class Operation:
         """Unlink this op (and everything nested) from the use lists of its operands."""
         for op in self.walk():
             for v in op.operands:
-                _remove_use(v.uses, op)
+                v.uses.remove(op)
             op.operands = []
 
     def replace_all_uses_with(self, values: Sequence[Value] | "Operation") -> None:

@@ -32,6 +32,7 @@ from egraft.ir.core import attributes as A
 from egraft.ir.core.location import fuse
 from egraft.ir.syntax.parser import Parser
 from egraft.ir.core.types import Type
+from egraft.ir.core.uses import UseList
 from egraft.ir.core.traits import Traits
 
 from egraft.rewrite.encoding.schema import CAT, attr_from_text, op_name_of
@@ -555,18 +556,18 @@ def _rebuild_uses(root: Operation, before: list[Operation]) -> None:
             if definer is None or id(definer) not in members:
                 outside[id(v)] = v
     for v in outside.values():
-        v.uses = [u for u in v.uses if id(u) not in members]
+        v.uses = UseList(u for u in v.uses if id(u) not in members)
     for op in after:
         for r in op.results:
-            r.uses = []
+            r.uses.clear()
         for region in op.regions:
             for block in region.blocks:
                 for a in block.args:
-                    a.uses = []
+                    a.uses.clear()
     for region in root.regions:
         for block in region.blocks:
             for a in block.args:
-                a.uses = []
+                a.uses.clear()
     for op in after:
         for v in op.operands:
             v.uses.append(op)

@@ -127,11 +127,12 @@ class Journal:
 
 
 def _restore(slots: list[tuple[Operation, int]], current: Value, back: Value) -> None:
-    """Undo a `redirect`: its entries are the newest of `current`'s uses (later edits are undone)."""
+    """Undo a `redirect`: the slots read `back` again."""
     for user, i in slots:
         user.operands[i] = back
         back.uses.append(user)
-    del current.uses[len(current.uses) - len(slots):]
+    for user, _ in slots:
+        current.uses.remove(user)
 
 
 def _restore_within(slots: list[tuple[Operation, int, Value]]) -> None:
@@ -160,13 +161,9 @@ class Deferred:
 
     def flush(self) -> None:
         for value, counts in self._stale.items():
-            kept = []
-            for user in value.uses:
-                if counts[user]:
-                    counts[user] -= 1
-                else:
-                    kept.append(user)
-            value.uses = kept
+            for user, n in counts.items():
+                for _ in range(n):
+                    value.uses.remove(user)
         self._stale.clear()
         erase_all(self.erased)
         self.erased.clear()
