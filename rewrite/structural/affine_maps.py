@@ -59,9 +59,7 @@ def canonicalize_affine_maps(root: Operation) -> int:
     """Canonicalize the maps and operands of every affine op under `root`; returns the ops changed.
 
     Changes are worked out users first (that order decides what composes into what) and made in
-    program order: moving an op's uses then removes entries from the front of its operands' use
-    lists, which is cheap (`_remove_use`), where a users-first sweep was quadratic in the uses of
-    a value read by every op (a memref, a constant)."""
+    program order."""
     changes = [change for op in reversed(list(root.walk())) if (change := _plan(op)) is not None]
     replaced: dict[Value, Value] = {}
     unused: list[Operation] = []  # ops that may have lost their last use: erased once all is done
