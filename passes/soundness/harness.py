@@ -39,6 +39,10 @@ from egraft.passes.soundness.instantiate import rule_instances
 from egraft.patterns.rule import Rule
 from egraft.rewrite.greedy.driver import apply_rules_greedily
 
+#: Rewrites of one drawn program: enough for every instance of the pattern in it, and an end for a
+#: rule that matches what it builds (the greedy driver's own bound is per scan, ten scans).
+MAX_APPLICATIONS = 16
+
 
 def _clone(module: Operation) -> Operation:
     """An independent copy, through text (also checks that the IR prints and parses)."""
@@ -73,7 +77,8 @@ def assert_rule_sound(rule: Rule, examples: int = 100, *, exact: bool | None = N
             assume(False)
         before_text = print_ir(module)
         after = parse(before_text)
-        report = apply_rules_greedily(after, [rule], fold=False)
+        # a few applications: a rule that matches its own result (x+y -> y+x) would rewrite on
+        report = apply_rules_greedily(after, [rule], fold=False, max_num_rewrites=MAX_APPLICATIONS)
         assume(report.rewrites[rule.name] > 0)
         note(f"before:\n{before_text}\nafter:\n{print_ir(after)}")
         verify(after)

@@ -16,7 +16,12 @@ Semantics (as MLIR's driver, region simplification off):
   producers of the operands of erased ops (they may now be dead or match);
 * when the worklist is empty the whole op is scanned again, up to
   `max_iterations` scans; a scan that changes nothing means convergence;
-  `max_num_rewrites` caps the number of rewrites (rules and folds).
+  `max_num_rewrites` caps the number of rewrites (rules and folds);
+* unlike MLIR, a scan also ends after `SCAN_REWRITES_PER_OP` rewrites per op it
+  started with (at least `MIN_SCAN_REWRITES`): rules that undo each other, or a
+  commutative rule re-matching its own result, would otherwise never empty the
+  worklist, and every input must finish; such a run ends unconverged after
+  `max_iterations` scans, which `test-convergence` reports.
 
 Rules are indexed by root op name, so an op costs one dict lookup when no
 rule can apply: the driver is linear in the IR plus the matching work.
@@ -40,6 +45,8 @@ from egraft.rewrite.greedy.fold import fold
 from egraft.rewrite.greedy.match import Matcher
 
 NO_LIMIT = -1
+SCAN_REWRITES_PER_OP = 20
+MIN_SCAN_REWRITES = 1000
 
 
 @attrs.frozen
@@ -153,7 +160,10 @@ class GreedyDriver:
                    for op in first.walk()]
             for op in reversed(ops):
                 worklist.push(op)
-            changed = self._drain(worklist, report, limit)
+            scan_limit = report.total_rewrites + max(MIN_SCAN_REWRITES, SCAN_REWRITES_PER_OP * len(ops))
+            if limit != NO_LIMIT:
+                scan_limit = min(scan_limit, limit)
+            changed = self._drain(worklist, report, scan_limit)
             if limit != NO_LIMIT and report.total_rewrites >= limit:
                 report.stop = "max-num-rewrites"
                 break
@@ -164,6 +174,7 @@ class GreedyDriver:
         return report
 
     def _drain(self, worklist: _Worklist, report: GreedyReport, limit: int) -> bool:
+        """Empty the worklist, or stop once the run's rewrites reach `limit`; whether anything changed."""
         changed = False
         by_root = self.by_root
         while (op := worklist.pop()) is not None:
@@ -181,7 +192,7 @@ class GreedyDriver:
                 if not candidates or not self._rewrite(op, candidates, worklist, report):
                     continue
                 changed = True
-            if limit != NO_LIMIT and report.total_rewrites >= limit:
+            if report.total_rewrites >= limit:
                 break
         return changed
 
