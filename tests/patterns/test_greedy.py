@@ -249,3 +249,17 @@ def test_arith_canonical_preserves_semantics(prog, consts, a, b) -> None:
     verify(m)
     assert report.converged
     assert _run(m, a, b) == want
+
+
+@pytest.mark.parametrize("ops", [1, 40])
+def test_a_rule_matching_its_own_result_ends_unconverged(ops: int) -> None:
+    """`addf(x, y) -> addf(y, x)` re-matches what it builds: MLIR's driver never empties its
+    worklist; egraft's ends each scan after its rewrite budget and reports no convergence."""
+    x, y = vars_("x y")
+    swap = rule("addf-swap", op("arith.addf", x, y), op("arith.addf", y, x))
+    body = "\n".join(f"  %{i} = arith.addf %a, %b : f32" for i in range(ops))
+    module = parse(f"func.func @f(%a: f32, %b: f32) -> f32 {{\n{body}\n  return %0 : f32\n}}")
+    report = apply_rules_greedily(module, [swap], GreedyConfig(max_iterations=3))
+    assert not report.converged and report.stop == "max-iterations"
+    assert report.rewrites["addf-swap"] == 3 * max(1000, 20 * (ops + 2))  # + func.func, return
+    verify(module)
