@@ -61,9 +61,11 @@ def is_allocation(v: Value) -> bool:
 
 
 def is_function_argument(v: Value) -> bool:
+    """An argument of a function's entry block: a buffer the caller made before any allocation
+    in the body.  The argument of a later block is not: a branch may pass it an allocation."""
     block = getattr(v, "parent_block", None) if not isinstance(v, OpResult) else None
     owner = block.parent_op if block is not None else None
-    return owner is not None and owner.name == "func.func"
+    return owner is not None and owner.name == "func.func" and block is owner.regions[0].blocks[0]
 
 
 def distinct_allocations(a: Value, b: Value) -> bool:
