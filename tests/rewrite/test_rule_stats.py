@@ -86,8 +86,8 @@ def test_saturation_stats_hold_every_rule_of_the_egraph(text: str) -> None:
         assert comm.applications >= text.count("arith.mulf") and comm.matches >= comm.applications
         assert comm.steps >= 1 and comm.seconds > 0
         # the swapped op is a new e-node unless its two operands are one value (`mulf %one, %one`)
-        swaps_new = any(l.split(" : ")[0].split(" mulf ")[-1].split(", ")[0] != l.split(" : ")[0].split(", ")[-1]
-                        for l in text.splitlines() if "arith.mulf" in l)
+        operands = [l.split(" : ")[0].split("arith.mulf ")[1].split(", ") for l in text.splitlines() if "arith.mulf" in l]
+        swaps_new = any(lhs != rhs for lhs, rhs in operands)
         assert (comm.enodes_added > 0) == swaps_new
     else:
         assert comm == RuleStats()
