@@ -145,20 +145,29 @@ def is_valid_symbol(value: Value, region: Region | None) -> bool:
     (one step per enclosing op: no Python recursion per nesting level)."""
     if value.type is not T.index:
         return False
+    home = _defining_region(value)
+    if region is not None and home is region:
+        return True
     definer = value.owner_op
-    while True:
-        if region is not None and is_top_level_value(value, region):
+    if definer is not None:
+        if _has(definer, Traits.ConstantLike):
             return True
-        if definer is not None:
-            if _has(definer, Traits.ConstantLike):
-                return True
-            if definer.name == "affine.apply":
-                return _apply_operands_ok(definer, region, dim=False)
-            if definer.name == "memref.dim":
-                return _dim_op_valid_symbol(definer, region)
-        region = _region_around_scope(region)
-        if region is None:
+        if definer.name == "affine.apply":
+            return _apply_operands_ok(definer, region, dim=False)
+        if definer.name == "memref.dim":
+            return _dim_op_valid_symbol(definer, region)
+    # Only the climb is left (the rules above do not depend on the region): one step per
+    # enclosing op, inlined, as a use deep in a nest of a value defined far above climbs far.
+    isolated = Traits.IsolatedFromAbove
+    while region is not None:
+        scope_op = region.parent
+        if scope_op is None or scope_op.has_trait(isolated):
             return False
+        block = scope_op.parent
+        region = block.parent if block is not None else None
+        if region is home:
+            return region is not None
+    return False
 
 
 def is_valid_dim(value: Value, region: Region | None) -> bool:
